@@ -1,0 +1,488 @@
+// Package algotest is the conformance suite for algorithms.Limiter: every
+// implementation in ratebench (in memory, keyed, peers, Redis, SQLite) runs
+// it from its own _test.go, and so can a user's own limiter, in one call:
+//
+//	func TestMyLimiter(t *testing.T) {
+//		algotest.Run(t, algotest.Config{New: func(p algorithms.Policy) (algorithms.Limiter, error) {
+//			return mylimiter.New(p)
+//		}})
+//	}
+//
+// Each property is a subtest scripted at fixed instants (time is passed in,
+// nothing sleeps); a failure names the step, e.g.
+// `step 3: Allow(t0+1.5s, "k", 1) = {Allowed:false ...}, want allowed`.
+package algotest
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ratebench/ratebench/algorithms"
+)
+
+// Config describes the limiter under test. Only New is required.
+type Config struct {
+	// New builds a fresh limiter for a policy; it must return an error
+	// wrapping algorithms.ErrInvalidPolicy for an invalid one.
+	New func(algorithms.Policy) (algorithms.Limiter, error)
+	// Key is the key every request carries; default "k".
+	Key string
+	// IgnoresBurst is true for window algorithms, whose capacity is the
+	// limit L whatever the burst B.
+	IgnoresBurst bool
+	// Shaper is true for limiters that delay admitted requests
+	// (leaky-queue); meters must never delay.
+	Shaper bool
+	// Pacer is true for shapers that never reject (uber's ratelimit): only
+	// the properties about errors, delays and concurrency apply.
+	Pacer bool
+	// RetrySlack is how far RetryAfter and ResetAfter may be off, for
+	// limiters that compute in floating point (x/time/rate); 0 means exact
+	// to the nanosecond.
+	RetrySlack time.Duration
+	// Skip names properties that do not hold for this limiter, each with
+	// the reason, which the suite logs (e.g. a peer library's known quirk).
+	Skip map[string]string
+	// T0 is the instant the scripts start at, a multiple of every window
+	// used; default 3s (late enough to go backwards from).
+	T0 time.Duration
+	// Concurrency is the number of goroutines in the concurrent property;
+	// default 8.
+	Concurrency int
+}
+
+// Policies the scripts use: T = 100ms, and bursts below, at and above L.
+var (
+	even  = algorithms.Policy{Limit: 10, Window: time.Second}
+	small = algorithms.Policy{Limit: 10, Window: time.Second, Burst: 4}
+	large = algorithms.Policy{Limit: 10, Window: time.Second, Burst: 25}
+)
+
+// Run runs every property of the suite as a subtest of t.
+func Run(t *testing.T, cfg Config) {
+	t.Helper()
+	if cfg.New == nil {
+		t.Fatal("algotest: Config.New is nil")
+	}
+	if cfg.Key == "" {
+		cfg.Key = "k"
+	}
+	if cfg.T0 == 0 {
+		cfg.T0 = 3 * time.Second
+	}
+	if cfg.Concurrency == 0 {
+		cfg.Concurrency = 8
+	}
+	props := []struct {
+		name  string
+		pacer bool // applies to pacers too
+		fn    func(*testing.T, Config)
+	}{
+		{"InvalidPolicy", true, invalidPolicy},
+		{"InvalidCost", true, invalidCost},
+		{"StartsFull", false, startsFull},
+		{"RemainingExact", false, remainingExact},
+		{"RetryAfterExact", false, retryAfterExact},
+		{"ResetAfterExact", false, resetAfterExact},
+		{"RefillOverTime", false, refillOverTime},
+		{"RejectionConsumesNothing", false, rejectionConsumesNothing},
+		{"CostAboveBurst", false, costAboveBurst},
+		{"ClockBackwards", false, clockBackwards},
+		{"SaturatesAfterIdle", false, saturatesAfterIdle},
+		{"HundredYearJump", false, hundredYearJump},
+		{"Delays", true, pacerDelays},
+		{"ConcurrentExactQuota", true, concurrentExactQuota},
+	}
+	for _, p := range props {
+		t.Run(p.name, func(t *testing.T) {
+			if why, ok := cfg.Skip[p.name]; ok {
+				t.Skip(why)
+			}
+			if cfg.Pacer && !p.pacer {
+				t.Skip("does not apply to a pacer, which never rejects")
+			}
+			p.fn(t, cfg)
+		})
+	}
+}
+
+// capacity is what a fresh limiter admits at one instant.
+func (c Config) capacity(p algorithms.Policy) int64 {
+	p = p.WithDefaults()
+	if c.IgnoresBurst {
+		return p.Limit
+	}
+	return p.Burst
+}
+
+// script runs numbered steps against one limiter and fails with the step.
+type script struct {
+	t   *testing.T
+	cfg Config
+	l   algorithms.Limiter
+	n   int
+}
+
+func newScript(t *testing.T, cfg Config, p algorithms.Policy) *script {
+	t.Helper()
+	l, err := cfg.New(p)
+	if err != nil {
+		t.Fatalf("New(%v) = %v", p, err)
+	}
+	return &script{t: t, cfg: cfg, l: l}
+}
+
+func (s *script) label(at time.Duration, cost int64) string {
+	return fmt.Sprintf("step %d: Allow(%s, %q, %d)", s.n, rel(at, s.cfg.T0), s.cfg.Key, cost)
+}
+
+// rel formats an instant as an offset from t0: "t0+1.5s", "t0-1ns".
+func rel(at, t0 time.Duration) string {
+	if at < t0 {
+		return "t0-" + (t0 - at).String()
+	}
+	return "t0+" + (at - t0).String()
+}
+
+// allow runs one step and fails on an error.
+func (s *script) allow(at time.Duration, cost int64) algorithms.Decision {
+	s.t.Helper()
+	s.n++
+	d, err := s.l.Allow(at, s.cfg.Key, cost)
+	if err != nil {
+		s.t.Fatalf("%s: error %v", s.label(at, cost), err)
+	}
+	if d.Remaining < 0 {
+		s.t.Fatalf("%s = %+v: negative remaining", s.label(at, cost), d)
+	}
+	if d.Allowed && d.RetryAfter != 0 {
+		s.t.Fatalf("%s = %+v: allowed with a retry-after", s.label(at, cost), d)
+	}
+	if !d.Allowed && d.RetryAfter <= 0 {
+		s.t.Fatalf("%s = %+v: rejected without a positive retry-after", s.label(at, cost), d)
+	}
+	return d
+}
+
+// want runs one step and fails unless it is allowed as wanted.
+func (s *script) want(at time.Duration, cost int64, allowed bool) algorithms.Decision {
+	s.t.Helper()
+	d := s.allow(at, cost)
+	if d.Allowed != allowed {
+		s.t.Fatalf("%s = %+v, want allowed=%v", s.label(at, cost), d, allowed)
+	}
+	return d
+}
+
+// drain admits unit requests at one instant until the first rejection and
+// returns how many were admitted (at most limit+1 tries).
+func (s *script) drain(at time.Duration, limit int64) int64 {
+	s.t.Helper()
+	for i := int64(0); i <= limit; i++ {
+		if !s.allow(at, 1).Allowed {
+			return i
+		}
+	}
+	return limit + 1
+}
+
+func invalidPolicy(t *testing.T, cfg Config) {
+	nan := math.NaN()
+	_, nanErr := algorithms.PolicyFromFloat(nan, time.Second, 0)
+	_, infErr := algorithms.PolicyFromFloat(math.Inf(1), time.Second, 0)
+	if !errors.Is(nanErr, algorithms.ErrInvalidPolicy) || !errors.Is(infErr, algorithms.ErrInvalidPolicy) {
+		t.Fatalf("PolicyFromFloat(NaN/Inf) = %v, %v; want ErrInvalidPolicy", nanErr, infErr)
+	}
+	for _, tc := range []struct {
+		name string
+		p    algorithms.Policy
+	}{
+		{"zero limit", algorithms.Policy{Limit: 0, Window: time.Second}},
+		{"negative limit", algorithms.Policy{Limit: -5, Window: time.Second}},
+		{"zero window", algorithms.Policy{Limit: 10}},
+		{"negative window", algorithms.Policy{Limit: 10, Window: -time.Second}},
+		{"negative burst", algorithms.Policy{Limit: 10, Window: time.Second, Burst: -1}},
+		{"more than one per nanosecond", algorithms.Policy{Limit: 2e9, Window: time.Second}},
+		{"burst overflows", algorithms.Policy{Limit: 1, Window: time.Hour, Burst: math.MaxInt64 / 2}},
+		{"window overflows", algorithms.Policy{Limit: 1, Window: time.Duration(math.MaxInt64)}},
+	} {
+		if _, err := cfg.New(tc.p); !errors.Is(err, algorithms.ErrInvalidPolicy) {
+			t.Errorf("New(%s %+v) error = %v, want ErrInvalidPolicy", tc.name, tc.p, err)
+		}
+	}
+}
+
+func invalidCost(t *testing.T, cfg Config) {
+	l, err := cfg.New(even)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cost := range []int64{0, -1, math.MinInt64} {
+		if _, err := l.Allow(cfg.T0, cfg.Key, cost); !errors.Is(err, algorithms.ErrInvalidCost) {
+			t.Errorf("Allow(cost %d) error = %v, want ErrInvalidCost", cost, err)
+		}
+	}
+}
+
+// startsFull: a fresh limiter admits exactly its capacity at one instant.
+func startsFull(t *testing.T, cfg Config) {
+	for _, p := range []algorithms.Policy{even, small, large} {
+		s := newScript(t, cfg, p)
+		if got, want := s.drain(cfg.T0, 2*cfg.capacity(p)), cfg.capacity(p); got != want {
+			t.Errorf("policy %v: admitted %d at one instant, want %d", p, got, want)
+		}
+	}
+}
+
+// remainingExact: after each admit, exactly Remaining more unit requests
+// are admitted at the same instant.
+func remainingExact(t *testing.T, cfg Config) {
+	for _, p := range []algorithms.Policy{even, small, large} {
+		for used := int64(0); used < cfg.capacity(p); used += 3 {
+			s := newScript(t, cfg, p)
+			d := s.want(cfg.T0, 1, true)
+			for range used {
+				d = s.want(cfg.T0, 1, true)
+			}
+			if got := s.drain(cfg.T0, cfg.capacity(p)); got != d.Remaining {
+				t.Fatalf("policy %v: Remaining = %d after %d admits, but %d more were admitted", p, d.Remaining, used+1, got)
+			}
+		}
+	}
+}
+
+// retryAfterExact: a rejected request is admitted at now+RetryAfter and
+// not a nanosecond earlier, from several states and costs.
+func retryAfterExact(t *testing.T, cfg Config) {
+	for _, p := range []algorithms.Policy{even, small, large} {
+		for _, offset := range []time.Duration{0, 1, 37 * time.Millisecond, 250 * time.Millisecond, 999 * time.Millisecond} {
+			for _, cost := range []int64{1, 2, cfg.capacity(p)} {
+				s := newScript(t, cfg, p)
+				s.drain(cfg.T0, cfg.capacity(p))
+				at := cfg.T0 + offset
+				d := s.allow(at, cost)
+				if d.Allowed {
+					continue // refilled already: nothing to retry
+				}
+				if d.RetryAfter == algorithms.Never {
+					t.Fatalf("%s: RetryAfter = Never for a cost within capacity", s.label(at, cost))
+				}
+				if cfg.RetrySlack == 0 {
+					s.want(at+d.RetryAfter-1, cost, false)
+					s.want(at+d.RetryAfter, cost, true)
+				} else {
+					s.want(at+d.RetryAfter-cfg.RetrySlack-1, cost, false)
+					s.want(at+d.RetryAfter+cfg.RetrySlack, cost, true)
+				}
+			}
+		}
+	}
+}
+
+// resetAfterExact: at now+ResetAfter the whole capacity is available again
+// and, when ResetAfter > 0, not a nanosecond earlier.
+func resetAfterExact(t *testing.T, cfg Config) {
+	for _, p := range []algorithms.Policy{even, small, large} {
+		for _, used := range []int64{1, 2, cfg.capacity(p)} {
+			s := newScript(t, cfg, p)
+			var d algorithms.Decision
+			for range used {
+				d = s.want(cfg.T0, 1, true)
+			}
+			if d.ResetAfter <= 0 {
+				t.Fatalf("policy %v: ResetAfter = %v after %d admits, want > 0", p, d.ResetAfter, used)
+			}
+			full := cfg.capacity(p)
+			at := cfg.T0 + d.ResetAfter
+			if cfg.RetrySlack == 0 {
+				s.want(at-1, full, false)
+				s.want(at, full, true)
+			} else {
+				s.want(at+cfg.RetrySlack, full, true)
+			}
+		}
+	}
+}
+
+// refillOverTime: an exhausted limiter admits again as time passes, and a
+// long wait restores the whole capacity.
+func refillOverTime(t *testing.T, cfg Config) {
+	s := newScript(t, cfg, even)
+	s.drain(cfg.T0, cfg.capacity(even))
+	var admitted int64
+	for at := cfg.T0; at < cfg.T0+3*even.Window; at += even.Window / 20 {
+		if s.allow(at, 1).Allowed {
+			admitted++
+		}
+	}
+	if admitted == 0 {
+		t.Fatalf("no request admitted in 3 windows after exhaustion")
+	}
+	later := cfg.T0 + 10*even.Window
+	if got, want := s.drain(later, 2*cfg.capacity(even)), cfg.capacity(even); got != want {
+		t.Fatalf("after 10 windows admitted %d at one instant, want %d", got, want)
+	}
+}
+
+// rejectionConsumesNothing: two limiters get the same script, and one of
+// them also gets extra requests whenever it is out of quota; all of those
+// are rejected and the two keep deciding alike.
+func rejectionConsumesNothing(t *testing.T, cfg Config) {
+	a := newScript(t, cfg, small)
+	b := newScript(t, cfg, small)
+	c := cfg.capacity(small)
+	for i := range 40 {
+		at := cfg.T0 + time.Duration(i)*even.Window/7
+		for range 3 {
+			da, db := a.allow(at, 1), b.allow(at, 1)
+			if da.Allowed != db.Allowed || da.Remaining != db.Remaining {
+				t.Fatalf("step %d at %s: %+v after rejections, %+v without", b.n, rel(at, cfg.T0), db, da)
+			}
+			if db.Allowed {
+				continue
+			}
+			for _, cost := range []int64{1, 2, c, c + 1} {
+				if d := b.allow(at, cost); d.Allowed {
+					t.Fatalf("%s = %+v: admitted right after a rejection", b.label(at, cost), d)
+				}
+			}
+		}
+	}
+}
+
+// costAboveBurst: a cost above the capacity is rejected with RetryAfter
+// Never, consumes nothing, and an error is not returned.
+func costAboveBurst(t *testing.T, cfg Config) {
+	for _, p := range []algorithms.Policy{even, small, large} {
+		s := newScript(t, cfg, p)
+		c := cfg.capacity(p)
+		d := s.want(cfg.T0, c+1, false)
+		if d.RetryAfter != algorithms.Never {
+			t.Fatalf("%s = %+v: want RetryAfter = algorithms.Never", s.label(cfg.T0, c+1), d)
+		}
+		s.want(cfg.T0, c, true)
+	}
+}
+
+// clockBackwards: after exhaustion, instants earlier than the last one
+// admit nothing, and returning to the present finds no new quota.
+func clockBackwards(t *testing.T, cfg Config) {
+	s := newScript(t, cfg, even)
+	s.drain(cfg.T0, cfg.capacity(even))
+	for _, back := range []time.Duration{1, even.Window / 2, even.Window, 2 * even.Window, cfg.T0} {
+		s.want(cfg.T0-back, 1, false)
+	}
+	s.want(cfg.T0, 1, false)
+	// A request admitted late is not undone by one that comes back in time.
+	later := cfg.T0 + 5*even.Window
+	got := s.drain(later, 2*cfg.capacity(even))
+	s.want(later-even.Window/2, 1, false)
+	s.want(later, 1, false)
+	if got != cfg.capacity(even) {
+		t.Fatalf("after 5 windows admitted %d, want %d", got, cfg.capacity(even))
+	}
+}
+
+// saturatesAfterIdle: a long idle period restores the capacity, not more.
+func saturatesAfterIdle(t *testing.T, cfg Config) {
+	for _, p := range []algorithms.Policy{even, small, large} {
+		s := newScript(t, cfg, p)
+		s.want(cfg.T0, 1, true)
+		idle := cfg.T0 + 1000*p.Window
+		if got, want := s.drain(idle, 3*cfg.capacity(p)), cfg.capacity(p); got != want {
+			t.Fatalf("policy %v: after 1000 idle windows admitted %d at one instant, want %d", p, got, want)
+		}
+	}
+}
+
+// hundredYearJump: a jump of 100 years neither overflows nor saturates
+// wrongly, and time keeps working after it.
+func hundredYearJump(t *testing.T, cfg Config) {
+	const century = 100 * 365 * 24 * time.Hour
+	s := newScript(t, cfg, even)
+	s.drain(cfg.T0, cfg.capacity(even))
+	far := cfg.T0 + century
+	if got, want := s.drain(far, 2*cfg.capacity(even)), cfg.capacity(even); got != want {
+		t.Fatalf("100 years later admitted %d at one instant, want %d", got, want)
+	}
+	d := s.want(far, 1, false)
+	if d.RetryAfter > 2*even.Window || d.ResetAfter > 3*even.Window || d.ResetAfter < 0 {
+		t.Fatalf("100 years later: %+v, want retry and reset within a few windows", d)
+	}
+	if got, want := s.drain(far+10*even.Window, 2*cfg.capacity(even)), cfg.capacity(even); got != want {
+		t.Fatalf("100 years and 10 windows later admitted %d, want %d", got, want)
+	}
+}
+
+// pacerDelays: delays are never negative, rejections have none, shapers
+// delay under load and meters never delay.
+func pacerDelays(t *testing.T, cfg Config) {
+	s := newScript(t, cfg, even)
+	var shaped bool
+	for i := range 30 {
+		d := s.allow(cfg.T0+time.Duration(i)*time.Millisecond, 1)
+		if d.Delay < 0 {
+			t.Fatalf("step %d: negative delay %v", s.n, d.Delay)
+		}
+		if !d.Allowed && d.Delay != 0 {
+			t.Fatalf("step %d: rejected with a delay %v", s.n, d.Delay)
+		}
+		shaped = shaped || d.Delay > 0
+	}
+	if shaper := cfg.Shaper || cfg.Pacer; shaper != shaped {
+		t.Fatalf("at 30x its rate: delayed some = %v, want %v (shaper)", shaped, shaper)
+	}
+}
+
+// concurrentExactQuota: G goroutines deciding at one instant admit exactly
+// the capacity, never more (run it with -race). A pacer admits all, with
+// distinct delays.
+func concurrentExactQuota(t *testing.T, cfg Config) {
+	p := algorithms.Policy{Limit: 100, Window: time.Second, Burst: 50}
+	l, err := cfg.New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := 4 * cfg.capacity(p) / int64(cfg.Concurrency)
+	var admitted atomic.Int64
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	delays := map[time.Duration]int{}
+	errs := make(chan error, cfg.Concurrency)
+	for range cfg.Concurrency {
+		wg.Go(func() {
+			for range per {
+				d, err := l.Allow(cfg.T0, cfg.Key, 1)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if d.Allowed {
+					admitted.Add(1)
+					mu.Lock()
+					delays[d.Delay]++
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if cfg.Pacer {
+		if got, want := admitted.Load(), per*int64(cfg.Concurrency); got != want || len(delays) != int(want) {
+			t.Fatalf("pacer admitted %d with %d distinct delays, want %d and %d", got, len(delays), want, want)
+		}
+		return
+	}
+	if got, want := admitted.Load(), cfg.capacity(p); got != want {
+		t.Fatalf("%d goroutines at one instant admitted %d, want exactly %d", cfg.Concurrency, got, want)
+	}
+}

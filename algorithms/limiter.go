@@ -1,0 +1,53 @@
+package algorithms
+
+import (
+	"math"
+	"sync/atomic"
+	"time"
+)
+
+// Never is the RetryAfter of a request that no wait can admit: its cost is
+// above the burst (or, for window algorithms, above the limit).
+const Never = time.Duration(math.MaxInt64)
+
+// Decision is the answer to one request. It is a plain value.
+type Decision struct {
+	// Allowed reports whether the request was admitted. A rejected request
+	// consumes nothing.
+	Allowed bool
+	// Delay is, for shapers (leaky-queue, uber), how long after now the
+	// admitted request is served; zero for meters.
+	Delay time.Duration
+	// Remaining is how many cost units a request at the same instant could
+	// still take after this decision (>= 0, <= burst).
+	Remaining int64
+	// RetryAfter is, when rejected, the time until the same request would be
+	// admitted if nothing else happened (exact to the nanosecond), or Never.
+	// Zero when allowed.
+	RetryAfter time.Duration
+	// ResetAfter is the time until the quota is full again if nothing else
+	// happens.
+	ResetAfter time.Duration
+}
+
+// Limiter is the contract every algorithm, peer adapter and backend
+// implements. Allow decides a request of cost units (>= 1) for key at the
+// instant now (a duration since the clock's zero). Implementations are safe
+// for concurrent use. In-memory algorithms hold one state and ignore key;
+// keyed.Limiter gives each key its own. Errors: ErrInvalidCost, or for
+// backends an error wrapping ErrBackend.
+type Limiter interface {
+	Allow(now time.Duration, key string, cost int64) (Decision, error)
+}
+
+// WordRule is implemented by limiters whose whole state is one int64 word
+// updated with compare-and-swap, so that keyed can keep one word per key
+// instead of one limiter per key. DecideWord is Allow on an outside state;
+// Full reports whether a state is, at now, the same as a fresh one (so that
+// forgetting it loses nothing). Safe for concurrent use.
+type WordRule interface {
+	Limiter
+	InitialWord() int64
+	DecideWord(state *atomic.Int64, now time.Duration, cost int64) (Decision, error)
+	Full(state int64, now time.Duration) bool
+}

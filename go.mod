@@ -1,0 +1,3 @@
+module github.com/ratebench/ratebench
+
+go 1.26
