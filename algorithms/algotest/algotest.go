@@ -386,6 +386,23 @@ func clockBackwards(t *testing.T, cfg Config) {
 	if got != cfg.capacity(even) {
 		t.Fatalf("after 5 windows admitted %d, want %d", got, cfg.capacity(even))
 	}
+	// Going back while quota remains must not refill the span between the
+	// two instants a second time (x/time/rate does: see peers).
+	h := newScript(t, cfg, even)
+	c := cfg.capacity(even)
+	var total int64
+	for range c / 2 {
+		if h.allow(cfg.T0, 1).Allowed {
+			total++
+		}
+	}
+	if h.allow(cfg.T0-even.Window/2, 1).Allowed {
+		total++
+	}
+	total += h.drain(cfg.T0, 2*c)
+	if total > c {
+		t.Fatalf("half full, one request half a window back, then back to t0: admitted %d in all, want at most %d", total, c)
+	}
 }
 
 // saturatesAfterIdle: a long idle period restores the capacity, not more.
