@@ -1,0 +1,107 @@
+package workload
+
+import (
+	"math"
+	"math/bits"
+	"time"
+)
+
+func checkBoundary(s Spec) error {
+	switch {
+	case s.Limit < 1:
+		return invalid("Limit", s.Limit, "must be >= 1: boundary sends Limit arrivals each side of a window edge")
+	case s.Limit > math.MaxInt64/2:
+		return invalid("Limit", s.Limit, "is too large")
+	case s.Window <= 0:
+		return invalid("Window", s.Window, "must be > 0 for boundary")
+	case s.Window > math.MaxInt64/time.Duration(s.EveryWindows):
+		return invalid("EveryWindows", s.EveryWindows, "times Window %v overflows", s.Window)
+	case s.Edge > s.Window:
+		return invalid("Edge", s.Edge, "must not exceed Window %v", s.Window)
+	case s.Edge > s.Window*time.Duration(s.EveryWindows)/2:
+		return invalid("Edge", s.Edge, "must not exceed EveryWindows*Window/2 = %v, or attacks would overlap",
+			s.Window*time.Duration(s.EveryWindows)/2)
+	}
+	return nil
+}
+
+func paramsBoundary(s Spec, p map[string]any) {
+	p["limit"] = s.Limit
+	p["window_ns"] = int64(s.Window)
+	p["edge_ns"] = int64(s.Edge)
+	p["every_windows"] = s.EveryWindows
+}
+
+// boundaryStream attacks the window edges Window*(1 + j*EveryWindows):
+// Limit arrivals spread evenly over [edge-Edge, edge-1], the last one at
+// edge-1, then Limit spread over [edge, edge+Edge-1], the first one at the
+// edge. The two halves mirror each other; with Limit > Edge several
+// arrivals share an instant. Keys go round-robin.
+type boundaryStream struct {
+	edge  time.Duration // the edge under attack
+	step  time.Duration // EveryWindows*Window
+	span  uint64        // Edge-1: the spread of each half
+	limit int64
+	j     int64 // index of the next arrival of this attack, 0 .. 2*limit-1
+	dur   time.Duration
+	cost  int64
+	keys  roundRobin
+	done  bool
+}
+
+func newBoundary(s Spec) (Stream, error) {
+	return &boundaryStream{
+		edge:  s.Window,
+		step:  s.Window * time.Duration(s.EveryWindows),
+		span:  uint64(s.Edge - 1),
+		limit: s.Limit,
+		dur:   s.Duration,
+		cost:  s.Cost,
+		keys:  newRoundRobin(s.Keys),
+	}, nil
+}
+
+// offset returns the distance from the edge of the i-th arrival of a half
+// (0 .. limit-1): floor(i*(Edge-1)/(limit-1)), exact in 128 bits.
+func (b *boundaryStream) offset(i int64) time.Duration {
+	if b.limit == 1 {
+		return 0
+	}
+	hi, lo := bits.Mul64(uint64(i), b.span)
+	q, _ := bits.Div64(hi, lo, uint64(b.limit-1)) // q <= span: no overflow
+	return time.Duration(q)
+}
+
+func (b *boundaryStream) Next() (Arrival, bool) {
+	if b.done {
+		return Arrival{}, false
+	}
+	if b.j == 2*b.limit { // attack done: move to the next edge
+		first := b.edge - time.Duration(b.span) - 1 // edge-Edge, >= 0
+		if first >= b.dur-b.step {                  // next attack starts at or past Duration
+			b.done = true
+			return Arrival{}, false
+		}
+		b.edge += b.step
+		b.j = 0
+	}
+	var at time.Duration
+	if b.j < b.limit {
+		at = b.edge - 1 - b.offset(b.limit-1-b.j)
+	} else {
+		off := b.offset(b.j - b.limit)
+		if off >= b.dur-b.edge { // edge+off >= Duration, without overflow
+			b.done = true
+			return Arrival{}, false
+		}
+		at = b.edge + off
+	}
+	if at >= b.dur {
+		b.done = true
+		return Arrival{}, false
+	}
+	b.j++
+	return Arrival{At: at, Key: b.keys.key(), Cost: b.cost}, true
+}
+
+func (b *boundaryStream) Err() error { return nil }

@@ -1,0 +1,52 @@
+package workload_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ratebench/ratebench/workload"
+)
+
+// ExampleNew prints the first arrivals of a constant stream: 4 per second
+// over 2 keys, round-robin.
+func ExampleNew() {
+	st, err := workload.New(workload.Spec{Name: "constant", Rate: 4, Duration: time.Second, Keys: 2})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for a, ok := st.Next(); ok; a, ok = st.Next() {
+		fmt.Println(a.At, a.Key, a.Cost)
+	}
+	fmt.Println("err:", st.Err())
+	// Output:
+	// 0s k0 1
+	// 250ms k1 1
+	// 500ms k0 1
+	// 750ms k1 1
+	// err: <nil>
+}
+
+// ExampleSpec_Params shows the workload parameters recorded in result.json.
+func ExampleSpec_Params() {
+	s := workload.Spec{Name: "boundary", Limit: 100, Window: time.Second, Duration: time.Minute}
+	p := s.Params()
+	fmt.Println(p["name"], p["limit"], p["window_ns"], p["edge_ns"], p["every_windows"])
+	// Output:
+	// boundary 100 1000000000 10000000 2
+}
+
+// ExampleNames lists the generators as `ratebench list` would.
+func ExampleNames() {
+	for _, n := range workload.Names() {
+		fmt.Printf("%-9s %s\n", n, workload.Describe(n))
+	}
+	// Output:
+	// constant  evenly spaced arrivals, rate per second, keys round-robin
+	// poisson   Poisson process: exponential gaps with mean 1/rate, keys uniform at random (seeded)
+	// burst     N arrivals at the same instant every T (default 10 every 1s), or rate during On then silence during Off
+	// boundary  limit arrivals just before a window edge and limit just after it, every 2 windows by default (lets a fixed window through 2L)
+	// ramp      deterministic arrivals whose rate changes linearly from rate to rate-end over the duration
+	// zipf      Poisson arrivals at rate, keys drawn Zipf(s) over K keys, k0 the most popular (seeded)
+	// replay    replay:FILE replays a trace: CSV with header at_ns,key,cost, or JSON lines with the same fields
+}

@@ -1,0 +1,259 @@
+package workload
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// Arrival is one request: At is the instant since the run's start (virtual
+// time zero, in nanoseconds as a time.Duration), Key the limiter key and
+// Cost the units it asks for, >= 1.
+type Arrival struct {
+	At   time.Duration
+	Key  string
+	Cost int64
+}
+
+// Stream yields arrivals in non-decreasing At order, lazily, one per call.
+// A Stream is not safe for concurrent use. Streams that hold resources (the
+// replay stream holds an open file) also implement io.Closer for an early
+// stop; they close themselves at the end of the stream or on an error.
+type Stream interface {
+	// Next returns the next arrival, or false at the end (Duration reached
+	// or trace exhausted) or on an error. Once it has returned false it
+	// keeps returning false.
+	Next() (Arrival, bool)
+	// Err returns, after Next has returned false, nil at a clean end or the
+	// error that stopped the stream (for replay it names the file and line).
+	Err() error
+}
+
+// ErrInvalid is wrapped by every error from Spec.Validate and New, so callers
+// test with errors.Is. The wrapping error names the bad field, in one line.
+var ErrInvalid = errors.New("workload: invalid spec")
+
+// Defaults used when a Spec field is zero.
+const (
+	defaultKeys         = 1
+	defaultCost         = 1
+	defaultZipfS        = 1.1
+	defaultBurstSize    = 10
+	defaultBurstEvery   = time.Second
+	defaultEveryWindows = 2
+	defaultEdgeDivisor  = 100 // Edge = Window/100
+)
+
+// Spec configures any generator. It is a plain value: the zero value is
+// invalid (it has no Name), and zero fields take the defaults documented
+// below. Fields that a generator does not use are ignored, but a field that
+// is set to a value that is never valid (a negative count, a NaN rate) is
+// rejected whatever the generator. Validate and New return errors wrapping
+// ErrInvalid that name the bad field.
+type Spec struct {
+	// Name selects the generator: one of Names(), with replay written
+	// "replay:PATH" (the path of a .csv, .jsonl or .ndjson trace).
+	Name string
+	// Rate is in arrivals per second: the rate of constant, the mean of
+	// poisson and zipf, the start rate of ramp and the rate during On for
+	// burst on/off. It must be finite and > 0 where it is used.
+	Rate float64
+	// RateEnd is ramp's rate at Duration, in arrivals per second, > 0.
+	RateEnd float64
+	// Duration is the length of the run: arrivals with At >= Duration are
+	// not produced. It must be > 0, except for replay where 0 means the
+	// whole trace.
+	Duration time.Duration
+	// Keys is the number of distinct keys, >= 1; 0 means 1. Keys are named
+	// "k0" .. "k{Keys-1}", built once in New. Arrivals go over them
+	// round-robin for constant, burst, boundary and ramp, uniformly at
+	// random for poisson, and Zipf-distributed (k0 most popular) for zipf.
+	Keys int
+	// ZipfS is zipf's exponent s, finite and > 1: key k{i} is drawn with
+	// probability proportional to 1/(i+1)^s. 0 means 1.1.
+	ZipfS float64
+	// Cost is the cost of each synthetic arrival, >= 1; 0 means 1.
+	Cost int64
+	// Seed seeds the math/rand/v2 PCG of poisson and zipf (never the global
+	// source). The same Seed gives the same stream.
+	Seed uint64
+
+	// Burst has two forms. N every T: BurstSize arrivals at the same
+	// instant every BurstEvery, the first at 0; a zero BurstSize means 10
+	// and a zero BurstEvery means 1s. On/off (chosen when On or Off is set,
+	// both then > 0): arrivals spaced 1/Rate apart during On, starting at
+	// the beginning of each period, then silence during Off, repeating.
+	// Setting fields of both forms is an error.
+	BurstSize  int
+	BurstEvery time.Duration
+	On, Off    time.Duration
+
+	// Boundary sends Limit arrivals spread evenly over [edge-Edge, edge-1]
+	// and Limit over [edge, edge+Edge-1] for window edges at
+	// Window*(1 + j*EveryWindows), j = 0, 1, ...: windows start at
+	// multiples of Window from zero, so with the default EveryWindows = 2
+	// every window holds Limit arrivals, yet the span of 2*Edge around each
+	// attacked edge holds 2*Limit (the fixed-window boundary attack).
+	// Limit >= 1 and Window > 0 are required; Edge 0 means Window/100 (at
+	// least 1ns); EveryWindows 0 means 2; 2*Edge must not exceed
+	// EveryWindows*Window so that attacks do not overlap.
+	Limit        int64
+	Window       time.Duration
+	Edge         time.Duration
+	EveryWindows int
+}
+
+// invalid returns an error wrapping ErrInvalid: "workload: invalid spec:
+// FIELD VALUE MESSAGE".
+func invalid(field string, value any, format string, args ...any) error {
+	return fmt.Errorf("%w: %s %v %s", ErrInvalid, field, value, fmt.Sprintf(format, args...))
+}
+
+// Validate reports whether s is a valid Spec for its generator, after the
+// defaults are applied. It returns nil or an error wrapping ErrInvalid that
+// names the first bad field. It does not open a replay trace: New does.
+func (s Spec) Validate() error {
+	_, _, err := s.resolve()
+	return err
+}
+
+// New returns a Stream for s, or an error wrapping ErrInvalid (for replay,
+// also a missing or unreadable trace, or a bad CSV header). The Stream is
+// not safe for concurrent use.
+func New(s Spec) (Stream, error) {
+	g, eff, err := s.resolve()
+	if err != nil {
+		return nil, err
+	}
+	return g.open(eff)
+}
+
+// Params returns the parameters that matter for s.Name, with defaults
+// applied, for the "workload" object of result.json: "name" (the generator
+// name, "replay" for a trace, whose path goes in "path") and the
+// generator's fields in snake case. Durations are int64 nanoseconds under
+// keys ending in "_ns". Every value is a string, float64, int, int64 or
+// uint64. For an unknown name it returns only "name".
+func (s Spec) Params() map[string]any {
+	g, path := lookup(s.Name)
+	if g == nil {
+		return map[string]any{"name": s.Name}
+	}
+	s = s.withDefaults(g)
+	p := map[string]any{"name": g.name}
+	if g.name == replayName {
+		p["path"] = path
+		p["duration_ns"] = int64(s.Duration)
+		return p
+	}
+	p["duration_ns"] = int64(s.Duration)
+	p["keys"] = s.Keys
+	p["cost"] = s.Cost
+	g.params(s, p)
+	return p
+}
+
+// withDefaults returns s with its zero fields set to their defaults for g.
+func (s Spec) withDefaults(g *generator) Spec {
+	if s.Keys == 0 {
+		s.Keys = defaultKeys
+	}
+	if s.Cost == 0 {
+		s.Cost = defaultCost
+	}
+	if s.ZipfS == 0 {
+		s.ZipfS = defaultZipfS
+	}
+	switch g.name {
+	case "burst":
+		if s.On == 0 && s.Off == 0 {
+			if s.BurstSize == 0 {
+				s.BurstSize = defaultBurstSize
+			}
+			if s.BurstEvery == 0 {
+				s.BurstEvery = defaultBurstEvery
+			}
+		}
+	case "boundary":
+		if s.Edge == 0 {
+			s.Edge = max(s.Window/defaultEdgeDivisor, 1)
+		}
+		if s.EveryWindows == 0 {
+			s.EveryWindows = defaultEveryWindows
+		}
+	}
+	return s
+}
+
+// resolve finds the generator for s.Name, applies the defaults and checks
+// the fields: first those that are never valid, then what the generator
+// needs.
+func (s Spec) resolve() (*generator, Spec, error) {
+	g, _ := lookup(s.Name)
+	if g == nil {
+		if s.Name == replayName || strings.HasPrefix(s.Name, replayName+":") {
+			return nil, s, invalid("Name", fmt.Sprintf("%q", s.Name), "needs a trace path: replay:PATH")
+		}
+		return nil, s, invalid("Name", fmt.Sprintf("%q", s.Name), "is not a workload (want %s)", knownNames())
+	}
+	s = s.withDefaults(g)
+	if err := s.checkCommon(); err != nil {
+		return nil, s, err
+	}
+	if g.name != replayName && s.Duration <= 0 {
+		return nil, s, invalid("Duration", s.Duration, "must be > 0 (only replay takes 0, for the whole trace)")
+	}
+	if err := g.check(s); err != nil {
+		return nil, s, err
+	}
+	return g, s, nil
+}
+
+// checkCommon rejects the values that no generator accepts.
+func (s Spec) checkCommon() error {
+	switch {
+	case s.Rate != 0 && !positiveFinite(s.Rate):
+		return invalid("Rate", s.Rate, "must be a finite number > 0 (arrivals per second)")
+	case s.RateEnd != 0 && !positiveFinite(s.RateEnd):
+		return invalid("RateEnd", s.RateEnd, "must be a finite number > 0 (arrivals per second)")
+	case s.Duration < 0:
+		return invalid("Duration", s.Duration, "must be >= 0")
+	case s.Keys < 1:
+		return invalid("Keys", s.Keys, "must be >= 1")
+	case !(s.ZipfS > 1) || math.IsInf(s.ZipfS, 0):
+		return invalid("ZipfS", s.ZipfS, "must be a finite number > 1")
+	case s.Cost < 1:
+		return invalid("Cost", s.Cost, "must be >= 1")
+	case s.BurstSize < 0:
+		return invalid("BurstSize", s.BurstSize, "must be >= 0")
+	case s.BurstEvery < 0:
+		return invalid("BurstEvery", s.BurstEvery, "must be >= 0")
+	case s.On < 0:
+		return invalid("On", s.On, "must be >= 0")
+	case s.Off < 0:
+		return invalid("Off", s.Off, "must be >= 0")
+	case s.Limit < 0:
+		return invalid("Limit", s.Limit, "must be >= 0")
+	case s.Window < 0:
+		return invalid("Window", s.Window, "must be >= 0")
+	case s.Edge < 0:
+		return invalid("Edge", s.Edge, "must be >= 0")
+	case s.EveryWindows < 0:
+		return invalid("EveryWindows", s.EveryWindows, "must be >= 0")
+	}
+	return nil
+}
+
+// needRate checks that s.Rate is set, for the generators that use it.
+func needRate(s Spec, name string) error {
+	if s.Rate == 0 {
+		return invalid("Rate", s.Rate, "must be > 0: %s needs a rate (arrivals per second)", name)
+	}
+	return nil
+}
+
+func positiveFinite(x float64) bool {
+	return x > 0 && !math.IsInf(x, 1)
+}
