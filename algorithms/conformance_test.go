@@ -18,3 +18,33 @@ func TestTokenBucketConformance(t *testing.T) {
 		return algorithms.NewTokenBucket(p)
 	}})
 }
+
+func TestLeakyBucketConformance(t *testing.T) {
+	algotest.Run(t, algotest.Config{New: func(p algorithms.Policy) (algorithms.Limiter, error) {
+		return algorithms.NewLeakyBucket(p)
+	}})
+}
+
+func TestLeakyQueueConformance(t *testing.T) {
+	algotest.Run(t, algotest.Config{Shaper: true, New: func(p algorithms.Policy) (algorithms.Limiter, error) {
+		return algorithms.NewLeakyQueue(p)
+	}})
+}
+
+func TestFixedWindowConformance(t *testing.T) {
+	algotest.Run(t, algotest.Config{IgnoresBurst: true, New: func(p algorithms.Policy) (algorithms.Limiter, error) {
+		return algorithms.NewFixedWindow(p)
+	}})
+}
+
+func TestSlidingLogConformance(t *testing.T) {
+	algotest.Run(t, algotest.Config{IgnoresBurst: true, New: func(p algorithms.Policy) (algorithms.Limiter, error) {
+		return algorithms.NewSlidingLog(p)
+	}})
+}
+
+func TestSlidingCounterConformance(t *testing.T) {
+	algotest.Run(t, algotest.Config{IgnoresBurst: true, New: func(p algorithms.Policy) (algorithms.Limiter, error) {
+		return algorithms.NewSlidingCounter(p)
+	}})
+}

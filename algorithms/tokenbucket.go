@@ -53,6 +53,15 @@ func (b *TokenBucket) DecideWord(state *atomic.Int64, now time.Duration, cost in
 		return Decision{}, fmt.Errorf("token-bucket: %w: %d", ErrInvalidCost, cost)
 	}
 	t := int64(now)
+	if cost > b.burst {
+		// Checked before cost*T, which could overflow.
+		have := t - max(state.Load(), t-b.capacity)
+		return Decision{
+			Remaining:  max(have, 0) / b.interval,
+			RetryAfter: Never,
+			ResetAfter: time.Duration(b.capacity - have),
+		}, nil
+	}
 	need := cost * b.interval
 	for {
 		old := state.Load()
@@ -61,13 +70,9 @@ func (b *TokenBucket) DecideWord(state *atomic.Int64, now time.Duration, cost in
 		base := max(old, t-b.capacity)
 		have := t - base // tokens * T, may be negative after a backwards clock
 		if have < need {
-			retry := Never
-			if cost <= b.burst {
-				retry = time.Duration(need - have)
-			}
 			return Decision{
 				Remaining:  max(have, 0) / b.interval,
-				RetryAfter: retry,
+				RetryAfter: time.Duration(need - have),
 				ResetAfter: time.Duration(b.capacity - have),
 			}, nil
 		}

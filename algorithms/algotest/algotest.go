@@ -361,9 +361,11 @@ func costAboveBurst(t *testing.T, cfg Config) {
 	for _, p := range []algorithms.Policy{even, small, large} {
 		s := newScript(t, cfg, p)
 		c := cfg.capacity(p)
-		d := s.want(cfg.T0, c+1, false)
-		if d.RetryAfter != algorithms.Never {
-			t.Fatalf("%s = %+v: want RetryAfter = algorithms.Never", s.label(cfg.T0, c+1), d)
+		for _, cost := range []int64{c + 1, math.MaxInt64 / 1_000_000_000, math.MaxInt64} {
+			d := s.want(cfg.T0, cost, false)
+			if d.RetryAfter != algorithms.Never || d.Remaining > c {
+				t.Fatalf("%s = %+v: want RetryAfter = algorithms.Never and Remaining <= %d", s.label(cfg.T0, cost), d, c)
+			}
 		}
 		s.want(cfg.T0, c, true)
 	}
