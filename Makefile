@@ -1,0 +1,39 @@
+# ratebench: `make run` for the default comparison, `make test` for the suite.
+GO       ?= go
+FUZZTIME ?= 30s
+COUNT    ?= 10
+BENCHOUT ?= bench.txt
+
+.PHONY: run test lint bench fuzz results
+
+# The default comparison: every algorithm against constant, Poisson, burst
+# and boundary traffic at 1.5x the limit, in virtual time.
+run:
+	$(GO) run ./cmd/ratebench run -scenario default
+
+test: lint
+	$(GO) test -race -count=1 ./...
+
+lint:
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+# The benchmark matrix, COUNT times, summarised by benchstat (pinned in go.mod).
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count=$(COUNT) ./algorithms/... ./bench/... | tee $(BENCHOUT)
+	$(GO) tool benchstat $(BENCHOUT)
+
+# Every fuzz target for FUZZTIME each.
+fuzz:
+	@set -e; for pkg in ./algorithms ./workload; do \
+		for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+			echo "== $$pkg $$t"; \
+			$(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
+		done; \
+	done
+
+# The reference runs committed under results/.
+results:
+	$(GO) run ./cmd/ratebench boundary -out results/boundary
+	$(GO) run ./cmd/ratebench run -scenario default -out results/compare

@@ -1,0 +1,99 @@
+// Package all is the one written-out list of the algorithms and peer
+// adapters ratebench knows, with the theory each is measured against. It is
+// ranged over by the CLI, the engines and the benchmark matrix; nothing
+// registers itself.
+package all
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/algorithms/peers"
+)
+
+// Entry describes one algorithm. It is a plain record.
+type Entry struct {
+	Name     string // CLI name
+	Describe string // one line
+	// Theory is the worst case admitted (served, for shapers) in any span
+	// W by one instance, TheoryText the same as a formula.
+	Theory     func(algorithms.Policy) int64
+	TheoryText string
+	// IgnoresBurst: window algorithms, whose capacity is L.
+	IgnoresBurst bool
+	// Shaper: admitted requests are delayed (Decision.Delay).
+	Shaper bool
+	// Peer: an adapter over another library.
+	Peer bool
+	New  func(algorithms.Policy) (algorithms.Limiter, error)
+}
+
+func bPlusL(p algorithms.Policy) int64   { p = p.WithDefaults(); return p.Burst + p.Limit }
+func twoL(p algorithms.Policy) int64     { return 2 * p.Limit }
+func oneL(p algorithms.Policy) int64     { return p.Limit }
+func lPlusOne(p algorithms.Policy) int64 { return p.Limit + 1 }
+
+// slidingCounterWorst is 2L - ceil(2L/W) with W in ns: L at the last
+// nanosecond of a window, then as much as the weighted estimate lets in
+// just before the end of the next one.
+func slidingCounterWorst(p algorithms.Policy) int64 {
+	w := int64(p.Window)
+	return max(2*p.Limit-(2*p.Limit+w-1)/w, p.Limit)
+}
+
+// wrap turns a constructor of a concrete type into one of a Limiter, so
+// that a nil pointer never hides in a non-nil interface.
+func wrap[T algorithms.Limiter](f func(algorithms.Policy) (T, error)) func(algorithms.Policy) (algorithms.Limiter, error) {
+	return func(p algorithms.Policy) (algorithms.Limiter, error) {
+		l, err := f(p)
+		if err != nil {
+			return nil, err
+		}
+		return l, nil
+	}
+}
+
+// Entries returns every algorithm, in-memory ones first, then peers.
+func Entries() []Entry {
+	return []Entry{
+		{Name: "token-bucket", Describe: "token bucket, starts full, continuous refill: capacity B, refill L/W",
+			Theory: bPlusL, TheoryText: "B + L", New: wrap(algorithms.NewTokenBucket)},
+		{Name: "gcra", Describe: "generic cell rate algorithm (one TAT word): interval W/L, tolerance for B",
+			Theory: bPlusL, TheoryText: "B + L", New: wrap(algorithms.NewGCRA)},
+		{Name: "leaky-bucket", Describe: "leaky bucket as a meter: capacity B, leaks L/W, rejects when full",
+			Theory: bPlusL, TheoryText: "B + L", New: wrap(algorithms.NewLeakyBucket)},
+		{Name: "leaky-queue", Describe: "leaky bucket as a queue (shaper): serves at L/W, queues up to B, rejects when full",
+			Theory: lPlusOne, TheoryText: "L + 1 served", Shaper: true, New: wrap(algorithms.NewLeakyQueue)},
+		{Name: "fixed-window", Describe: "counter per aligned window: L per window W",
+			Theory: twoL, TheoryText: "2L (window boundary)", IgnoresBurst: true, New: wrap(algorithms.NewFixedWindow)},
+		{Name: "sliding-log", Describe: "exact log of admits: L in any trailing W",
+			Theory: oneL, TheoryText: "L", IgnoresBurst: true, New: wrap(algorithms.NewSlidingLog)},
+		{Name: "sliding-counter", Describe: "weighted previous + current window counter: approximately L",
+			Theory: slidingCounterWorst, TheoryText: "≈ L typical, 2L - 1 worst", IgnoresBurst: true, New: wrap(algorithms.NewSlidingCounter)},
+		{Name: "x-rate", Describe: "golang.org/x/time/rate Limiter.AllowN (token bucket, float64 tokens)",
+			Theory: bPlusL, TheoryText: "B + L", Peer: true, New: peers.NewXRateLimiter},
+		{Name: "uber", Describe: "go.uber.org/ratelimit Take on a virtual clock (pacer: delays, never rejects)",
+			Theory: lPlusOne, TheoryText: "L + 1 served (+ slack)", Shaper: true, Peer: true, New: peers.NewUberLimiter},
+	}
+}
+
+// Names returns the CLI names of every entry.
+func Names() []string {
+	es := Entries()
+	names := make([]string, len(es))
+	for i, e := range es {
+		names[i] = e.Name
+	}
+	return names
+}
+
+// Lookup returns the entry called name, or an error listing the names.
+func Lookup(name string) (Entry, error) {
+	for _, e := range Entries() {
+		if e.Name == name {
+			return e, nil
+		}
+	}
+	return Entry{}, fmt.Errorf("all: unknown algorithm %q (known: %s)", name, strings.Join(Names(), ", "))
+}

@@ -1,0 +1,265 @@
+package bench
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/workload"
+)
+
+// Histogram bounds for delays and latencies: 1 ns to 1 hour, 3 digits.
+const (
+	histLowest  = 1
+	histHighest = int64(3600e9)
+	histDigits  = 3
+)
+
+// NewHistogram returns an HdrHistogram with the bounds every ratebench
+// latency histogram uses, so that any two can be merged.
+func NewHistogram() *hdrhistogram.Histogram {
+	return hdrhistogram.New(histLowest, histHighest, histDigits)
+}
+
+// keyStats is one key's share and its exact span maximum.
+type keyStats struct {
+	offered, admitted int64
+	span              *spanMax
+}
+
+// served is an admitted request a shaper will serve at instant at.
+type served struct {
+	at, cost int64
+	key      *keyStats
+}
+
+// servedHeap orders pending shaper services by instant.
+type servedHeap []served
+
+func (h servedHeap) Len() int           { return len(h) }
+func (h servedHeap) Less(i, j int) bool { return h[i].at < h[j].at }
+func (h servedHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *servedHeap) Push(x any)        { *h = append(*h, x.(served)) }
+func (h *servedHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// Recorder turns a stream of (arrival, decision) pairs into a Run: counts,
+// series, the exact most admitted in any span W per key, fairness,
+// disagreement with a reference, and shaper delays. Arrivals must come in
+// non-decreasing instant order. The zero value is not usable; use
+// NewRecorder. Not safe for concurrent use: one per pass.
+type Recorder struct {
+	run      Run
+	window   int64
+	bin      int64
+	failOpen bool
+	shaper   bool
+	admitted []int64
+	rejected []int64
+	keys     map[string]*keyStats
+	lastKey  string
+	last     *keyStats
+	pending  servedHeap
+	delays   *hdrhistogram.Histogram
+	end      int64
+}
+
+// NewRecorder returns a recorder for a run of target under policy p with
+// time bins of bin.
+func NewRecorder(t Target, p algorithms.Policy, bin int64) *Recorder {
+	r := &Recorder{
+		run: Run{
+			Algorithm: t.Name, Backend: t.Backend, Replicas: max(t.Replicas, 1),
+			TheoryMaxInWindow: t.Theory, DisagreementPct: -1,
+		},
+		window:   int64(p.Window),
+		bin:      bin,
+		failOpen: t.FailOpen,
+		shaper:   t.Shaper,
+		keys:     map[string]*keyStats{},
+	}
+	if t.Shaper {
+		r.delays = NewHistogram()
+	}
+	return r
+}
+
+// key returns the stats of k, caching the last one looked up.
+func (r *Recorder) key(k string) *keyStats {
+	if r.last != nil && k == r.lastKey {
+		return r.last
+	}
+	ks := r.keys[k]
+	if ks == nil {
+		ks = &keyStats{span: newSpanMax(r.window)}
+		r.keys[strings.Clone(k)] = ks
+	}
+	r.lastKey, r.last = k, ks
+	return ks
+}
+
+// Add records one arrival and what the limiter decided. A non-nil err is
+// counted and the target's failure policy decides admission.
+func (r *Recorder) Add(a workload.Arrival, d algorithms.Decision, err error) {
+	ks := r.key(a.Key)
+	r.run.Offered++
+	r.run.OfferedCost += a.Cost
+	ks.offered++
+	at := int64(a.At)
+	r.end = max(r.end, at)
+	if r.shaper {
+		r.release(at)
+	}
+	if err != nil {
+		r.countError(err)
+		d = algorithms.Decision{Allowed: r.failOpen}
+	}
+	if !d.Allowed {
+		r.run.Rejected++
+		r.run.RejectedCost += a.Cost
+		r.rejected = addBin(r.rejected, at/r.bin, a.Cost)
+		return
+	}
+	r.run.Admitted++
+	r.run.AdmittedCost += a.Cost
+	ks.admitted++
+	if !r.shaper {
+		r.admit(ks, at, a.Cost)
+		return
+	}
+	_ = r.delays.RecordValue(max(int64(d.Delay), histLowest))
+	heap.Push(&r.pending, served{at: at + int64(d.Delay), cost: a.Cost, key: ks})
+}
+
+// release moves the services due by now into the measures: any service
+// still pending is at or after its arrival, hence after now.
+func (r *Recorder) release(now int64) {
+	for len(r.pending) > 0 && r.pending[0].at <= now {
+		s := heap.Pop(&r.pending).(served)
+		r.admit(s.key, s.at, s.cost)
+	}
+}
+
+func (r *Recorder) admit(ks *keyStats, at, cost int64) {
+	r.admitted = addBin(r.admitted, at/r.bin, cost)
+	ks.span.add(at, cost)
+	r.end = max(r.end, at)
+}
+
+func addBin(bins []int64, i, cost int64) []int64 {
+	if i >= int64(len(bins)) {
+		bins = append(bins, make([]int64, i+1-int64(len(bins)))...)
+	}
+	bins[i] += cost
+	return bins
+}
+
+func (r *Recorder) countError(err error) {
+	r.run.Errors++
+	if r.run.ErrorKinds == nil {
+		r.run.ErrorKinds = map[string]int64{}
+	}
+	r.run.ErrorKinds[ErrorKind(err)]++
+}
+
+// ErrorKind names the class of a limiter error for result.json.
+func ErrorKind(err error) string {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	case errors.Is(err, algorithms.ErrInvalidCost):
+		return "invalid_cost"
+	case errors.Is(err, algorithms.ErrBackend):
+		return "backend"
+	}
+	return "other"
+}
+
+// Disagree records how many decisions differed from the reference.
+func (r *Recorder) Disagree(falseAdmits, falseRejects int64) {
+	r.run.FalseAdmits, r.run.FalseRejects = falseAdmits, falseRejects
+	if r.run.Offered > 0 {
+		r.run.DisagreementPct = 100 * float64(falseAdmits+falseRejects) / float64(r.run.Offered)
+	}
+}
+
+// Finish flushes pending services and returns the run; duration is the
+// length of the run in virtual time (0: up to the last instant seen).
+func (r *Recorder) Finish(p algorithms.Policy, duration int64) Run {
+	r.release(1<<63 - 1)
+	run := r.run
+	if duration <= 0 {
+		duration = r.end + 1
+	}
+	n := max(int64(len(r.admitted)), int64(len(r.rejected)), (duration+r.bin-1)/r.bin, 1)
+	run.Series = Series{BinNS: r.bin, Admitted: addBin(r.admitted, n-1, 0), Rejected: addBin(r.rejected, n-1, 0)}
+	names := make([]string, 0, len(r.keys))
+	for k, ks := range r.keys {
+		names = append(names, k)
+		if ks.span.best > run.MaxAdmittedInWindow ||
+			ks.span.best == run.MaxAdmittedInWindow && ks.span.bestEnd < run.MaxWindowEndNS {
+			run.MaxAdmittedInWindow = ks.span.best
+			run.MaxWindowEndNS, run.MaxWindowSpanNS = ks.span.bestEnd, ks.span.bestLength
+		}
+	}
+	slices.Sort(names)
+	admitted := make([]int64, len(names))
+	for i, k := range names {
+		admitted[i] = r.keys[k].admitted
+	}
+	run.KeyCount = len(names)
+	if len(names) <= MaxKeysReported {
+		run.Keys = make([]KeyCount, len(names))
+		for i, k := range names {
+			run.Keys[i] = KeyCount{Key: k, Offered: r.keys[k].offered, Admitted: r.keys[k].admitted}
+		}
+	}
+	run.JainFairness = Jain(admitted)
+	run.BurstRatio = float64(run.MaxAdmittedInWindow) / float64(p.Limit)
+	run.TheoryRatio = float64(run.TheoryMaxInWindow) / float64(p.Limit)
+	run.ThroughputPerS = float64(run.AdmittedCost) / (float64(duration) / 1e9)
+	if r.delays != nil && r.delays.TotalCount() > 0 {
+		run.Latency = PercentilesOf(r.delays)
+		run.LatencyHDR = EncodeHistogram(r.delays)
+	}
+	return run
+}
+
+// PercentilesOf reads the standard percentiles off h.
+func PercentilesOf(h *hdrhistogram.Histogram) *Percentiles {
+	return &Percentiles{
+		P50: h.ValueAtQuantile(50), P90: h.ValueAtQuantile(90), P99: h.ValueAtQuantile(99),
+		P999: h.ValueAtQuantile(99.9), P9999: h.ValueAtQuantile(99.99), Max: h.Max(),
+		Count: h.TotalCount(),
+	}
+}
+
+// EncodeHistogram returns h in the HdrHistogram V2 compressed base64 form.
+func EncodeHistogram(h *hdrhistogram.Histogram) string {
+	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return "" // only for an unknown version, which this is not
+	}
+	return string(b)
+}
+
+// DecodeHistogram parses what EncodeHistogram wrote.
+func DecodeHistogram(s string) (*hdrhistogram.Histogram, error) {
+	h, err := hdrhistogram.Decode([]byte(s))
+	if err != nil {
+		return nil, fmt.Errorf("bench: latency histogram: %w", err)
+	}
+	return h, nil
+}

@@ -1,0 +1,192 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ratebench/ratebench/algorithms"
+)
+
+// Result is what a run writes to result.json (DESIGN section 6). Field names
+// in JSON are stable; new fields may be added. Runs are in the order the
+// targets were given. A Result is a plain value, not safe for concurrent
+// mutation.
+type Result struct {
+	Meta     Meta           `json:"meta"`
+	Policy   PolicyJSON     `json:"policy"`
+	Workload map[string]any `json:"workload"`
+	Runs     []Run          `json:"runs"`
+}
+
+// Meta describes how and where a run was made. It is the only part of a
+// sim result that may differ between two runs with the same seed and flags.
+type Meta struct {
+	Version     string    `json:"version"`
+	Go          string    `json:"go"`
+	GOOS        string    `json:"goos"`
+	GOARCH      string    `json:"goarch"`
+	CPUs        int       `json:"cpus"`
+	Seed        uint64    `json:"seed"`
+	Mode        string    `json:"mode"`
+	StartedAt   time.Time `json:"started_at"`
+	Args        []string  `json:"args"`
+	ElapsedNS   int64     `json:"elapsed_ns"`
+	Interrupted bool      `json:"interrupted,omitempty"`
+	Warnings    []string  `json:"warnings,omitempty"`
+	// Hosts lists the hosts of the runs that `ratebench merge` combined.
+	Hosts []string `json:"hosts,omitempty"`
+}
+
+// PolicyJSON is the policy as written to result.json.
+type PolicyJSON struct {
+	Limit    int64 `json:"limit"`
+	WindowNS int64 `json:"window_ns"`
+	Burst    int64 `json:"burst"`
+}
+
+// PolicyOf converts a policy for result.json.
+func PolicyOf(p algorithms.Policy) PolicyJSON {
+	p = p.WithDefaults()
+	return PolicyJSON{Limit: p.Limit, WindowNS: int64(p.Window), Burst: p.Burst}
+}
+
+// Policy converts back.
+func (p PolicyJSON) Policy() algorithms.Policy {
+	return algorithms.Policy{Limit: p.Limit, Window: time.Duration(p.WindowNS), Burst: p.Burst}
+}
+
+// Run holds the measures of one algorithm (one target) over the workload.
+// Counts are of requests; the *_cost fields sum their costs.
+type Run struct {
+	Algorithm string `json:"algorithm"`
+	Backend   string `json:"backend"`
+	Replicas  int    `json:"replicas"`
+
+	Offered      int64 `json:"offered"`
+	Admitted     int64 `json:"admitted"`
+	Rejected     int64 `json:"rejected"`
+	Errors       int64 `json:"errors"`
+	OfferedCost  int64 `json:"offered_cost"`
+	AdmittedCost int64 `json:"admitted_cost"`
+	RejectedCost int64 `json:"rejected_cost"`
+
+	// MaxAdmittedInWindow is the most cost admitted (served, for shapers)
+	// for one key in any span (t-W, t], computed exactly; MaxWindowEndNS is
+	// the t of the first such span and MaxWindowSpanNS the time from the
+	// first to the last admit inside it.
+	MaxAdmittedInWindow int64   `json:"max_admitted_in_window"`
+	MaxWindowEndNS      int64   `json:"max_window_end_ns"`
+	MaxWindowSpanNS     int64   `json:"max_window_span_ns"`
+	TheoryMaxInWindow   int64   `json:"theory_max_in_window"`
+	BurstRatio          float64 `json:"burst_ratio"`
+	TheoryRatio         float64 `json:"theory_ratio"`
+
+	// DisagreementPct is the share of decisions, in percent, that differ
+	// from the exact reference (sliding-log) on the same arrivals; -1 when
+	// no reference ran.
+	DisagreementPct float64 `json:"disagreement_pct"`
+	// FalseAdmits and FalseRejects split the disagreements.
+	FalseAdmits  int64 `json:"false_admits"`
+	FalseRejects int64 `json:"false_rejects"`
+
+	JainFairness   float64 `json:"jain_fairness"`
+	ThroughputPerS float64 `json:"throughput_per_s"`
+
+	// Latency holds percentiles in ns: in sim mode the delay a shaper put
+	// on admitted requests (meters decide instantly in virtual time); in
+	// live mode done minus intended send time. LatencyHDR is the same
+	// histogram, HdrHistogram V2 compressed and base64, for merging.
+	Latency    *Percentiles `json:"latency_ns,omitempty"`
+	LatencyHDR string       `json:"latency_hdr,omitempty"`
+
+	Series      Series           `json:"series"`
+	StatusCodes map[string]int64 `json:"status_codes,omitempty"`
+	ErrorKinds  map[string]int64 `json:"error_kinds,omitempty"`
+	// Keys holds admitted and offered per key, sorted by key, when there
+	// are at most MaxKeysReported keys.
+	Keys     []KeyCount `json:"keys,omitempty"`
+	KeyCount int        `json:"key_count"`
+}
+
+// MaxKeysReported bounds the per-key table written to result.json.
+const MaxKeysReported = 10000
+
+// Percentiles of a latency distribution, in ns.
+type Percentiles struct {
+	P50   int64 `json:"p50"`
+	P90   int64 `json:"p90"`
+	P99   int64 `json:"p99"`
+	P999  int64 `json:"p999"`
+	P9999 int64 `json:"p9999"`
+	Max   int64 `json:"max"`
+	Count int64 `json:"count"`
+}
+
+// Series is admitted and rejected cost per time bin of BinNS from the
+// start of the run.
+type Series struct {
+	BinNS    int64   `json:"bin_ns"`
+	Admitted []int64 `json:"admitted"`
+	Rejected []int64 `json:"rejected"`
+}
+
+// KeyCount is one key's share.
+type KeyCount struct {
+	Key      string `json:"key"`
+	Offered  int64  `json:"offered"`
+	Admitted int64  `json:"admitted"`
+}
+
+// WriteFile writes r as indented JSON to path through a temporary file in
+// the same folder and a rename, so a reader never sees half a file.
+func (r *Result) WriteFile(path string) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("bench: encode result: %w", err)
+	}
+	return WriteFileAtomic(path, append(data, '\n'))
+}
+
+// WriteFileAtomic writes data to a temporary file beside path, syncs it and
+// renames it over path.
+func WriteFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // no-op after a successful rename
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("bench: write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("bench: sync %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("bench: close %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	return nil
+}
+
+// ReadFile reads a result.json.
+func ReadFile(path string) (*Result, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	var r Result
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("bench: %s is not a valid result.json: %w", path, err)
+	}
+	if len(r.Runs) == 0 || r.Policy.Limit < 1 || r.Policy.WindowNS < 1 {
+		return nil, fmt.Errorf("bench: %s is not a valid result.json: no runs or no policy", path)
+	}
+	return &r, nil
+}

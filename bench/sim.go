@@ -1,0 +1,195 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/workload"
+)
+
+// Config is what an engine needs besides its targets.
+type Config struct {
+	Policy   algorithms.Policy
+	Workload workload.Spec
+	// Reference, when set, builds the exact limiter (sliding-log, keyed
+	// like the targets) whose decisions on the same arrivals the targets
+	// are compared with.
+	Reference func() (algorithms.Limiter, error)
+	// Bin is the width of a series bin; 0 picks W/10, widened so that a
+	// run has at most 4000 bins.
+	Bin      time.Duration
+	Progress Progress
+}
+
+// checkInterval is how many arrivals pass between two looks at the context
+// and the progress bar.
+const checkInterval = 1 << 14
+
+// bin returns the series bin width for a run.
+func (c Config) bin() int64 {
+	if c.Bin > 0 {
+		return int64(c.Bin)
+	}
+	b := max(int64(c.Policy.Window)/10, 1)
+	if d := int64(c.Workload.Duration); d/b > 4000 {
+		b = (d + 3999) / 4000
+	}
+	return b
+}
+
+// Simulate runs every target over the workload in virtual time, one pass
+// per target on one goroutine, and returns their runs in order. The same
+// config gives the same runs, byte for byte. When ctx is cancelled it stops
+// within checkInterval arrivals and returns the runs measured so far (the
+// current one cut short) with ctx's error.
+func Simulate(ctx context.Context, cfg Config, targets []Target) ([]Run, error) {
+	p, err := cfg.Policy.Validate()
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	cfg.Policy = p
+	var ref *bitset
+	if cfg.Reference != nil {
+		if ref, err = referencePass(ctx, cfg); err != nil {
+			return nil, err
+		}
+	}
+	runs := make([]Run, 0, len(targets))
+	for _, t := range targets {
+		run, err := simPass(ctx, cfg, t, ref)
+		if run != nil {
+			runs = append(runs, *run)
+		}
+		if err != nil {
+			return runs, err
+		}
+	}
+	return runs, nil
+}
+
+// replicas builds the target's instances.
+func replicas(t Target) ([]algorithms.Limiter, error) {
+	lims := make([]algorithms.Limiter, max(t.Replicas, 1))
+	for i := range lims {
+		l, err := t.New()
+		if err != nil {
+			return nil, fmt.Errorf("bench: %s: %w", t.Name, err)
+		}
+		lims[i] = l
+	}
+	return lims, nil
+}
+
+// simPass drives one target over the whole workload.
+func simPass(ctx context.Context, cfg Config, t Target, ref *bitset) (*Run, error) {
+	lims, err := replicas(t)
+	if err != nil {
+		return nil, err
+	}
+	stream, err := workload.New(cfg.Workload)
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	defer closeStream(stream)
+	rec := NewRecorder(t, cfg.Policy, cfg.bin())
+	bar := startBar(cfg.Progress, t.Name, int64(cfg.Workload.Duration))
+	var falseAdmits, falseRejects int64
+	var i int64
+	next := 0
+	for {
+		a, ok := stream.Next()
+		if !ok {
+			break
+		}
+		d, err := lims[next].Allow(a.At, a.Key, a.Cost)
+		if next++; next == len(lims) {
+			next = 0
+		}
+		rec.Add(a, d, err)
+		if ref != nil {
+			allowed := d.Allowed && err == nil || err != nil && t.FailOpen
+			if want := ref.get(i); allowed != want {
+				if allowed {
+					falseAdmits++
+				} else {
+					falseRejects++
+				}
+			}
+		}
+		i++
+		if i%checkInterval == 0 {
+			bar.Update(int64(a.At), rec.run.Offered, rec.run.Admitted)
+			if ctx.Err() != nil {
+				break
+			}
+		}
+	}
+	if ref != nil {
+		rec.Disagree(falseAdmits, falseRejects)
+	}
+	run := rec.Finish(cfg.Policy, int64(cfg.Workload.Duration))
+	if err := stream.Err(); err != nil {
+		bar.Done(true)
+		return &run, fmt.Errorf("bench: %w", err)
+	}
+	bar.Done(ctx.Err() != nil)
+	return &run, ctx.Err()
+}
+
+// referencePass records which arrivals the exact reference admits.
+func referencePass(ctx context.Context, cfg Config) (*bitset, error) {
+	l, err := cfg.Reference()
+	if err != nil {
+		return nil, fmt.Errorf("bench: reference: %w", err)
+	}
+	stream, err := workload.New(cfg.Workload)
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	defer closeStream(stream)
+	var bits bitset
+	for i := int64(0); ; i++ {
+		a, ok := stream.Next()
+		if !ok {
+			break
+		}
+		d, err := l.Allow(a.At, a.Key, a.Cost)
+		if err != nil {
+			return nil, fmt.Errorf("bench: reference: %w", err)
+		}
+		bits.set(i, d.Allowed)
+		if i%checkInterval == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	return &bits, nil
+}
+
+func closeStream(s workload.Stream) {
+	if c, ok := s.(interface{ Close() error }); ok {
+		_ = c.Close()
+	}
+}
+
+// bitset is a growable set of arrival indexes, one bit each.
+type bitset struct{ words []uint64 }
+
+func (b *bitset) set(i int64, v bool) {
+	w := i >> 6
+	for int64(len(b.words)) <= w {
+		b.words = append(b.words, 0)
+	}
+	if v {
+		b.words[w] |= 1 << (i & 63)
+	}
+}
+
+func (b *bitset) get(i int64) bool {
+	w := i >> 6
+	return w < int64(len(b.words)) && b.words[w]&(1<<(i&63)) != 0
+}

@@ -1,0 +1,53 @@
+package bench
+
+// spanMax finds, over a stream of (instant, cost) events given in
+// non-decreasing instant order, the largest total cost inside any half-open
+// span (t-W, t]. It keeps only the events of the last W in a ring buffer, so
+// its memory is bounded by what one span can hold. The zero value is not
+// usable; use newSpanMax. Not safe for concurrent use.
+type spanMax struct {
+	w          int64
+	at, cost   []int64 // ring buffers of the events inside the span
+	head, n    int
+	sum        int64
+	best       int64
+	bestEnd    int64 // t of the first span with the best total
+	bestLength int64 // first to last event inside that span
+}
+
+func newSpanMax(w int64) *spanMax {
+	return &spanMax{w: w, at: make([]int64, 8), cost: make([]int64, 8)}
+}
+
+// add records cost at instant at (>= every instant added before).
+func (s *spanMax) add(at, cost int64) {
+	last := (s.head + s.n - 1) & (len(s.at) - 1)
+	if s.n > 0 && s.at[last] == at {
+		s.cost[last] += cost
+	} else {
+		if s.n == len(s.at) {
+			s.grow()
+		}
+		i := (s.head + s.n) & (len(s.at) - 1)
+		s.at[i], s.cost[i] = at, cost
+		s.n++
+	}
+	s.sum += cost
+	for s.at[s.head] <= at-s.w {
+		s.sum -= s.cost[s.head]
+		s.head = (s.head + 1) & (len(s.at) - 1)
+		s.n--
+	}
+	if s.sum > s.best {
+		s.best, s.bestEnd, s.bestLength = s.sum, at, at-s.at[s.head]
+	}
+}
+
+func (s *spanMax) grow() {
+	at, cost := make([]int64, 2*len(s.at)), make([]int64, 2*len(s.at))
+	for i := range s.n {
+		j := (s.head + i) & (len(s.at) - 1)
+		at[i], cost[i] = s.at[j], s.cost[j]
+	}
+	s.at, s.cost, s.head = at, cost, 0
+}

@@ -1,0 +1,80 @@
+package bench
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// bruteMax is the most cost in any (t-w, t], checked at every event.
+func bruteMax(at, cost []int64, w int64) int64 {
+	var best int64
+	for i := range at {
+		var sum int64
+		for j := range at {
+			if at[j] > at[i]-w && at[j] <= at[i] {
+				sum += cost[j]
+			}
+		}
+		best = max(best, sum)
+	}
+	return best
+}
+
+func TestSpanMaxMatchesBruteForce(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		w    int64
+		gap  int64 // events are 0..gap apart
+		n    int
+	}{
+		{"dense: many events per window", 100, 5, 400},      // ring grows and wraps
+		{"sparse: windows mostly empty", 10, 40, 200},       // ring drains to one
+		{"equal instants: merged entries", 50, 1, 300},      // same-instant merging
+		{"window of 1ns: one instant at a time", 1, 2, 100}, // half-open edge
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(7, uint64(tc.w)))
+			at, cost := make([]int64, tc.n), make([]int64, tc.n)
+			s := newSpanMax(tc.w)
+			var now int64
+			for i := range tc.n {
+				now += rng.Int64N(tc.gap + 1)
+				at[i], cost[i] = now, 1+rng.Int64N(3)
+				s.add(at[i], cost[i])
+			}
+			if want := bruteMax(at, cost, tc.w); s.best != want {
+				t.Fatalf("spanMax = %d, brute force = %d", s.best, want)
+			}
+		})
+	}
+}
+
+func TestSpanMaxHalfOpen(t *testing.T) {
+	s := newSpanMax(1000)
+	s.add(0, 10)
+	s.add(1000, 10) // (0, 1000] excludes the event at 0
+	if s.best != 10 {
+		t.Fatalf("events exactly W apart: best = %d, want 10", s.best)
+	}
+	s.add(1999, 5) // (999, 1999] holds 1000 and 1999
+	if s.best != 15 || s.bestEnd != 1999 || s.bestLength != 999 {
+		t.Fatalf("best = %d at %d over %d, want 15 at 1999 over 999", s.best, s.bestEnd, s.bestLength)
+	}
+}
+
+func TestJain(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		xs   []int64
+		want float64
+	}{
+		{"equal shares are fair", []int64{5, 5, 5, 5}, 1},
+		{"one takes all of four", []int64{8, 0, 0, 0}, 0.25},
+		{"nothing admitted is not unfair", []int64{0, 0}, 1},
+		{"two to one", []int64{2, 1}, 0.9},
+	} {
+		if got := Jain(tc.xs); got < tc.want-1e-12 || got > tc.want+1e-12 {
+			t.Errorf("%s: Jain(%v) = %v, want %v", tc.name, tc.xs, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,34 @@
+package bench
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// Benchmark drives target with cfg's workload from a user's own
+// `go test -bench`: the workload is stretched to about b.N arrivals (its
+// Duration is set from its Rate), the time per arrival is what go test
+// reports, and the measures are reported as metrics: admitted/op (the share
+// admitted), burst-ratio (most admitted in any span W over L) and
+// theory-ratio.
+func Benchmark(b *testing.B, cfg Config, target Target) {
+	b.Helper()
+	b.ReportAllocs()
+	if cfg.Workload.Rate > 0 {
+		cfg.Workload.Duration = time.Duration(float64(b.N) / cfg.Workload.Rate * 1e9)
+	}
+	cfg.Workload.Duration = max(cfg.Workload.Duration, cfg.Policy.Window)
+	b.ResetTimer()
+	runs, err := Simulate(context.Background(), cfg, []Target{target})
+	b.StopTimer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := runs[0]
+	if r.Offered > 0 {
+		b.ReportMetric(float64(r.Admitted)/float64(r.Offered), "admitted/op")
+	}
+	b.ReportMetric(r.BurstRatio, "burst-ratio")
+	b.ReportMetric(r.TheoryRatio, "theory-ratio")
+}

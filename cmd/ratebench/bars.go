@@ -1,0 +1,84 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+	"golang.org/x/term"
+
+	"github.com/ratebench/ratebench/bench"
+)
+
+// mpbProgress shows one mpb bar per pass: how far in (virtual or wall)
+// time, arrivals per second of wall time, admitted so far and the ETA.
+// Safe for concurrent use.
+type mpbProgress struct{ p *mpb.Progress }
+
+// newBars returns bars on w when it is a terminal, else nil: silent. The
+// caller calls wait on it when the engine is done.
+func newBars(w io.Writer) *mpbProgress {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	return &mpbProgress{p: mpb.New(mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithRefreshRate(150*time.Millisecond))}
+}
+
+// progress returns m as a bench.Progress, nil (silent) when m is nil.
+func (m *mpbProgress) progress() bench.Progress {
+	if m == nil {
+		return nil
+	}
+	return m
+}
+
+// wait lets the bars draw their last state.
+func (m *mpbProgress) wait() {
+	if m != nil {
+		m.p.Wait()
+	}
+}
+
+func (m *mpbProgress) Pass(name string, total int64) bench.Bar {
+	b := &mpbBar{start: time.Now()}
+	b.bar = m.p.AddBar(max(total, 1),
+		mpb.PrependDecorators(decor.Name(fmt.Sprintf("%-16s", name)), decor.Percentage(decor.WCSyncSpace)),
+		mpb.AppendDecorators(
+			decor.Any(func(decor.Statistics) string { return b.stats() }, decor.WCSyncSpace),
+			decor.OnComplete(decor.AverageETA(decor.ET_STYLE_GO, decor.WCSyncSpace), "done"),
+		),
+		mpb.BarRemoveOnComplete(),
+	)
+	return b
+}
+
+// mpbBar is one pass's bar.
+type mpbBar struct {
+	bar               *mpb.Bar
+	start             time.Time
+	offered, admitted atomic.Int64
+}
+
+func (b *mpbBar) Update(at, offered, admitted int64) {
+	b.offered.Store(offered)
+	b.admitted.Store(admitted)
+	b.bar.SetCurrent(at)
+}
+
+func (b *mpbBar) stats() string {
+	rate := float64(b.offered.Load()) / max(time.Since(b.start).Seconds(), 1e-9)
+	return fmt.Sprintf("%.2fM arrivals/s  admitted %d", rate/1e6, b.admitted.Load())
+}
+
+func (b *mpbBar) Done(aborted bool) {
+	if aborted {
+		b.bar.Abort(true)
+		return
+	}
+	b.bar.SetTotal(-1, true)
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/algorithms/all"
+	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/report"
+	"github.com/ratebench/ratebench/workload"
+)
+
+// why says, per algorithm, why the boundary attack gets what it gets.
+var why = map[string]string{
+	"token-bucket":    "a full bucket gives B at once, then refills L per W: at most B + L in any W",
+	"gcra":            "the same as a token bucket: the TAT allows B at once, then one per W/L",
+	"leaky-bucket":    "a meter with room for B, leaking L per W: the same as a token bucket",
+	"leaky-queue":     "a queue serves one per W/L whatever arrives: at most L served in any W",
+	"fixed-window":    "the counter restarts at each window edge, so L just before it and L just after both fit: 2L in a span far shorter than W",
+	"sliding-log":     "it counts the exact trailing W, so the second L waits until the first has left the window",
+	"sliding-counter": "the previous window still weighs nearly L just after the edge, so the second L is refused",
+	"x-rate":          "x/time/rate is a token bucket: at most B + L in any W",
+	"uber":            "a pacer spaces requests by W/L (plus its slack)",
+}
+
+func (e *env) boundaryCommand() *command {
+	c := &command{name: "boundary", summary: "run the window-boundary attack on every in-memory algorithm and explain the result", fs: flag.NewFlagSet("boundary", flag.ContinueOnError)}
+	var (
+		limit, burst int64
+		window       time.Duration
+		windows      int
+		algos, out   string
+		noReport     bool
+	)
+	c.fs.Int64Var(&limit, "limit", 100, "limit L per window")
+	c.fs.DurationVar(&window, "window", time.Second, "window W")
+	c.fs.Int64Var(&burst, "burst", 0, "burst B (default: L)")
+	c.fs.IntVar(&windows, "windows", 10, "length of the run in windows")
+	c.fs.StringVar(&algos, "algos", "", "comma-separated algorithms (default: every in-memory one)")
+	c.fs.StringVar(&out, "out", "", "output folder (default results/<timestamp>-boundary)")
+	c.fs.BoolVar(&noReport, "no-report", false, "write result.json only")
+	c.run = func(ctx context.Context, args []string) error {
+		if len(args) > 0 {
+			return usagef("unexpected argument %q", args[0])
+		}
+		p, err := algorithms.Policy{Limit: limit, Window: window, Burst: burst}.Validate()
+		if err != nil || burst < 0 {
+			return usagef("invalid policy: limit %d, window %v, burst %d", limit, window, burst)
+		}
+		if windows < 2 {
+			return usagef("-windows %d must be >= 2", windows)
+		}
+		names := inMemoryNames()
+		if algos != "" {
+			names = strings.Split(algos, ",")
+		}
+		targets, err := bench.MemoryTargets(names, p, 1, 1)
+		if err != nil {
+			return usageError{err}
+		}
+		spec := workload.Spec{Name: "boundary", Limit: p.Limit, Window: p.Window, Duration: time.Duration(windows) * p.Window, Keys: 1, Cost: 1, Rate: p.Rate()}
+		if err := spec.Validate(); err != nil {
+			return usageError{err}
+		}
+		cfg := bench.Config{Policy: p, Workload: spec, Reference: bench.Reference(p, 1)}
+		res, err := e.execute(ctx, cfg, targets, outDir(out, "boundary"), 0, noReport)
+		if err != nil {
+			return err
+		}
+		e.explain(res)
+		return nil
+	}
+	return c
+}
+
+// inMemoryNames lists the algorithms that are not peers.
+func inMemoryNames() []string {
+	var names []string
+	for _, a := range all.Entries() {
+		if !a.Peer {
+			names = append(names, a.Name)
+		}
+	}
+	return names
+}
+
+// explain prints what the attack did to each algorithm, and why.
+func (e *env) explain(res *bench.Result) {
+	fmt.Fprintf(e.stdout, "\nThe attack: %d requests just before a window edge and %d just after, every few windows.\n", res.Policy.Limit, res.Policy.Limit)
+	for i, line := range report.Reading(res) {
+		fmt.Fprintf(e.stdout, "- %s\n  why: %s\n", line, why[res.Runs[i].Algorithm])
+	}
+}

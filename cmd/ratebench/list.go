@@ -1,0 +1,35 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/ratebench/ratebench/algorithms/all"
+	"github.com/ratebench/ratebench/workload"
+)
+
+func (e *env) listCommand() *command {
+	c := &command{name: "list", summary: "list algorithms, peers and workloads with their theory", fs: flag.NewFlagSet("list", flag.ContinueOnError)}
+	c.run = func(_ context.Context, args []string) error {
+		if len(args) > 0 {
+			return usagef("unexpected argument %q", args[0])
+		}
+		tw := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
+		fmt.Fprintln(tw, "ALGORITHM\tWORST CASE IN ANY SPAN W\tDESCRIPTION")
+		for _, a := range all.Entries() {
+			name := a.Name
+			if a.Peer {
+				name += " (peer)"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", name, a.TheoryText, a.Describe)
+		}
+		fmt.Fprintln(tw, "\nWORKLOAD\t\tDESCRIPTION")
+		for _, w := range workload.Names() {
+			fmt.Fprintf(tw, "%s\t\t%s\n", w, workload.Describe(w))
+		}
+		return tw.Flush()
+	}
+	return c
+}

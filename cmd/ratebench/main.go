@@ -1,0 +1,106 @@
+// Command ratebench drives rate-limiter algorithms with synthetic workloads
+// and reports what they admitted, how fast they decided and how far they
+// strayed from theory. Run `ratebench help` for the commands.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// usageError marks bad input: one line on stderr and exit status 2.
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+// usagef returns a usageError.
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// command is one subcommand: its flags and what it does with the rest.
+type command struct {
+	name    string
+	summary string
+	fs      *flag.FlagSet
+	run     func(ctx context.Context, args []string) error
+}
+
+// env is what commands write to; tests replace it.
+type env struct {
+	stdout, stderr io.Writer
+	args           []string // the whole command line, for result.json
+}
+
+func (e *env) commands() []*command {
+	return []*command{
+		e.listCommand(),
+		e.runCommand(),
+		e.boundaryCommand(),
+		e.reportCommand(),
+		e.compareCommand(),
+		e.mergeCommand(),
+	}
+}
+
+// main is the only place that exits.
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	e := &env{stdout: os.Stdout, stderr: os.Stderr, args: os.Args}
+	os.Exit(e.main(ctx, os.Args[1:]))
+}
+
+// main runs one command and returns the exit status: 0, 1 for a failure,
+// 2 for bad input.
+func (e *env) main(ctx context.Context, args []string) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		e.help()
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range e.commands() {
+		if c.name != args[0] {
+			continue
+		}
+		c.fs.SetOutput(io.Discard)
+		if err := c.fs.Parse(args[1:]); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				c.fs.SetOutput(e.stdout)
+				fmt.Fprintf(e.stdout, "ratebench %s: %s\n", c.name, c.summary)
+				c.fs.PrintDefaults()
+				return 0
+			}
+			fmt.Fprintf(e.stderr, "ratebench %s: %v\n", c.name, err)
+			return 2
+		}
+		err := c.run(ctx, c.fs.Args())
+		if err == nil {
+			return 0
+		}
+		fmt.Fprintf(e.stderr, "ratebench %s: %v\n", c.name, err)
+		if errors.As(err, new(usageError)) {
+			return 2
+		}
+		return 1
+	}
+	fmt.Fprintf(e.stderr, "ratebench: unknown command %q (try ratebench help)\n", args[0])
+	return 2
+}
+
+func (e *env) help() {
+	fmt.Fprintln(e.stdout, "usage: ratebench COMMAND [flags]\n\ncommands:")
+	for _, c := range e.commands() {
+		fmt.Fprintf(e.stdout, "  %-9s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(e.stdout, "\nratebench COMMAND -h shows a command's flags.")
+}

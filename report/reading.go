@@ -1,0 +1,30 @@
+package report
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ratebench/ratebench/bench"
+)
+
+// Reading returns one plain-language sentence per run about its worst
+// span, e.g. "fixed-window admitted 2.00x its limit (200 of 100) within
+// 1ns around t=1s; theory 2.00x".
+func Reading(r *bench.Result) []string {
+	out := make([]string, 0, len(r.Runs))
+	for _, run := range r.Runs {
+		name := run.Algorithm
+		if run.Replicas > 1 {
+			name = fmt.Sprintf("%s with %d replicas", name, run.Replicas)
+		}
+		verdict := "within its theory"
+		if run.MaxAdmittedInWindow > run.TheoryMaxInWindow*int64(max(run.Replicas, 1)) {
+			verdict = "ABOVE its theory"
+		}
+		out = append(out, fmt.Sprintf("%s admitted %.2fx its limit (%d of %d) within %v around t=%v; theory %.2fx, %s.",
+			name, run.BurstRatio, run.MaxAdmittedInWindow, r.Policy.Limit,
+			time.Duration(run.MaxWindowSpanNS), time.Duration(run.MaxWindowEndNS),
+			run.TheoryRatio, verdict))
+	}
+	return out
+}

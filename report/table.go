@@ -1,0 +1,47 @@
+// Package report renders a result.json: a terminal table, PNG charts
+// (gonum/plot), a self-contained HTML page, CSV and .hgrm files.
+package report
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ratebench/ratebench/bench"
+)
+
+// Table writes one line per run: counts, the most admitted in any span W
+// beside its theory, disagreement with the exact log, fairness and delays.
+func Table(w io.Writer, r *bench.Result) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "ALGORITHM\tOFFERED\tADMITTED\tREJECTED\tERRORS\tMAX IN W\tTHEORY\tBURST RATIO\tDISAGREE %%\tJAIN\tP99 DELAY\t\n")
+	for _, run := range r.Runs {
+		name := run.Algorithm
+		if run.Replicas > 1 {
+			name = fmt.Sprintf("%s x%d", name, run.Replicas)
+		}
+		if run.Backend != "" && run.Backend != "memory" {
+			name += "@" + run.Backend
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%.2f\t%s\t%.3f\t%s\t\n",
+			name, run.Offered, run.Admitted, run.Rejected, run.Errors,
+			run.MaxAdmittedInWindow, run.TheoryMaxInWindow, run.BurstRatio,
+			pct(run.DisagreementPct), run.JainFairness, p99(run.Latency))
+	}
+	return tw.Flush()
+}
+
+func pct(p float64) string {
+	if p < 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", p)
+}
+
+func p99(l *bench.Percentiles) string {
+	if l == nil {
+		return "-"
+	}
+	return time.Duration(l.P99).String()
+}
