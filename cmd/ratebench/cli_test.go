@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runCLI runs the command line in dir and returns the exit status and
+// what was printed.
+func runCLI(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	e := &env{stdout: &out, stderr: &errb, args: append([]string{"ratebench"}, args...)}
+	t.Chdir(dir)
+	code := e.main(context.Background(), args)
+	return code, out.String(), errb.String()
+}
+
+func TestBadInputExits2WithOneLineAndNoFolder(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // in the error line
+	}{
+		{"unknown algorithm", []string{"run", "-algos", "nope"}, "unknown algorithm"},
+		{"unknown workload", []string{"run", "-workload", "tides"}, "tides"},
+		{"negative rate", []string{"run", "-rate", "-5"}, "-rate"},
+		{"NaN rate", []string{"run", "-rate", "NaN"}, "-rate"},
+		{"zero limit", []string{"run", "-limit", "0"}, "limit"},
+		{"fractional limit", []string{"run", "-limit", "1.5"}, "limit"},
+		{"negative window", []string{"run", "-window", "-1s"}, "window"},
+		{"zero duration", []string{"run", "-duration", "0s"}, "-duration"},
+		{"replicas below one", []string{"run", "-replicas", "0"}, "-replicas"},
+		{"keys below one", []string{"run", "-keys", "0"}, "-keys"},
+		{"missing trace", []string{"run", "-workload", "replay:missing.csv"}, "missing.csv"},
+		{"unknown flag", []string{"run", "-frobnicate"}, "frobnicate"},
+		{"stray argument", []string{"run", "extra"}, "extra"},
+		{"unknown command", []string{"fly"}, "fly"},
+		{"bad boundary limit", []string{"boundary", "-limit", "-3"}, "limit"},
+		{"missing scenario", []string{"run", "-scenario", "nope.yaml"}, "nope.yaml"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			code, _, stderr := runCLI(t, dir, append(tc.args, "-out", filepath.Join(dir, "out"))...)
+			if code != 2 {
+				t.Errorf("exit %d, want 2 (stderr %q)", code, stderr)
+			}
+			if lines := strings.Count(strings.TrimSpace(stderr), "\n") + 1; lines != 1 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr %q: want one line mentioning %q", stderr, tc.want)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("bad input created %v", entries)
+			}
+		})
+	}
+}
+
+func TestBadScenarioNamesTheField(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, body, want string
+	}{
+		{"unknown field", "policies: [{limit: 10, window: 1s}]\nworkloads: [{name: constant, rat: 5}]\n", "rat"},
+		{"bad policy", "policies: [{limit: -1, window: 1s}]\nworkloads: [{name: constant}]\n", "policies[0]"},
+		{"bad duration", "duration: soon\npolicies: [{limit: 1, window: 1s}]\nworkloads: [{name: constant}]\n", "soon"},
+		{"bad workload", "policies: [{limit: 10, window: 1s}]\nworkloads: [{name: constant}, {name: tides}]\n", "workloads[1]"},
+		{"no workloads", "policies: [{limit: 10, window: 1s}]\n", "workloads"},
+	} {
+		path := filepath.Join(dir, tc.name+".yaml")
+		if err := os.WriteFile(path, []byte(tc.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr := runCLI(t, dir, "run", "-scenario", path, "-out", filepath.Join(dir, "out"))
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want 2 naming %q", tc.name, code, stderr, tc.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out")); err == nil {
+		t.Error("a bad scenario created the output folder")
+	}
+}
+
+// TestResultIsDeterministic: the same seed and flags give the same
+// result.json byte for byte, meta aside.
+func TestResultIsDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	read := func(out string) []byte {
+		args := []string{"run", "-workload", "zipf", "-keys", "20", "-rate", "400", "-duration", "5s", "-replicas", "2", "-seed", "9", "-no-report", "-out", out}
+		if code, _, stderr := runCLI(t, dir, args...); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		data, err := os.ReadFile(filepath.Join(out, "result.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r map[string]json.RawMessage
+		if err := json.Unmarshal(data, &r); err != nil {
+			t.Fatal(err)
+		}
+		delete(r, "meta")
+		b, _ := json.Marshal(r)
+		return b
+	}
+	a, b := read(filepath.Join(dir, "a")), read(filepath.Join(dir, "b"))
+	if !bytes.Equal(a, b) {
+		t.Fatal("same seed and flags, different result.json")
+	}
+}
+
+func TestBoundaryExplains(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := runCLI(t, dir, "boundary", "-limit", "50", "-window", "1s", "-no-report", "-out", filepath.Join(dir, "b"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"fixed-window admitted 2.00x its limit (100 of 50)", "sliding-log admitted 1.00x", "why:"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("boundary output lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+func TestDefaultScenarioRuns(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := runCLI(t, dir, "run", "-scenario", "default", "-no-report", "-out", filepath.Join(dir, "c"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, w := range []string{"constant", "poisson", "burst", "boundary"} {
+		if _, err := os.Stat(filepath.Join(dir, "c", w, "result.json")); err != nil {
+			t.Errorf("default scenario: %v", err)
+		}
+	}
+	if !strings.Contains(stdout, "all results:") {
+		t.Errorf("no closing line saying where the results are:\n%s", stdout)
+	}
+}
