@@ -18,6 +18,7 @@ type GCRA struct {
 	interval int64 // T, ns per unit
 	limit    int64 // B*T, ns
 	burst    int64
+	perUnit  divider // by T, for Remaining
 	tat      atomic.Int64
 }
 
@@ -32,6 +33,7 @@ func NewGCRA(p Policy) (*GCRA, error) {
 	}
 	g := &GCRA{interval: int64(p.Interval()), burst: p.Burst}
 	g.limit = g.burst * g.interval
+	g.perUnit = newDivider(g.interval)
 	g.tat.Store(noTAT)
 	return g, nil
 }
@@ -63,7 +65,7 @@ func (g *GCRA) DecideWord(state *atomic.Int64, now time.Duration, cost int64) (D
 		next := base + inc
 		if next-t > g.limit {
 			return Decision{
-				Remaining:  max(g.limit-(base-t), 0) / g.interval,
+				Remaining:  g.perUnit.div(max(g.limit-(base-t), 0)),
 				RetryAfter: time.Duration(next - t - g.limit),
 				ResetAfter: time.Duration(base - t),
 			}, nil
@@ -71,7 +73,7 @@ func (g *GCRA) DecideWord(state *atomic.Int64, now time.Duration, cost int64) (D
 		if state.CompareAndSwap(tat, next) {
 			return Decision{
 				Allowed:    true,
-				Remaining:  (g.limit - (next - t)) / g.interval,
+				Remaining:  g.perUnit.div(g.limit - (next - t)),
 				ResetAfter: time.Duration(next - t),
 			}, nil
 		}
@@ -81,7 +83,7 @@ func (g *GCRA) DecideWord(state *atomic.Int64, now time.Duration, cost int64) (D
 func (g *GCRA) rejectAbove(tat, t int64) Decision {
 	base := max(tat, t)
 	return Decision{
-		Remaining:  max(g.limit-(base-t), 0) / g.interval,
+		Remaining:  g.perUnit.div(max(g.limit-(base-t), 0)),
 		RetryAfter: Never,
 		ResetAfter: time.Duration(base - t),
 	}

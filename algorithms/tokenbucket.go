@@ -18,6 +18,7 @@ type TokenBucket struct {
 	interval int64 // T, ns per token
 	capacity int64 // B*T, ns
 	burst    int64
+	perToken divider // by T, for Remaining
 	emptyAt  atomic.Int64
 }
 
@@ -30,6 +31,7 @@ func NewTokenBucket(p Policy) (*TokenBucket, error) {
 	}
 	b := &TokenBucket{interval: int64(p.Interval()), burst: p.Burst}
 	b.capacity = b.burst * b.interval
+	b.perToken = newDivider(b.interval)
 	b.emptyAt.Store(math.MinInt64)
 	return b, nil
 }
@@ -57,7 +59,7 @@ func (b *TokenBucket) DecideWord(state *atomic.Int64, now time.Duration, cost in
 		// Checked before cost*T, which could overflow.
 		have := t - max(state.Load(), t-b.capacity)
 		return Decision{
-			Remaining:  max(have, 0) / b.interval,
+			Remaining:  b.perToken.div(max(have, 0)),
 			RetryAfter: Never,
 			ResetAfter: time.Duration(b.capacity - have),
 		}, nil
@@ -71,7 +73,7 @@ func (b *TokenBucket) DecideWord(state *atomic.Int64, now time.Duration, cost in
 		have := t - base // tokens * T, may be negative after a backwards clock
 		if have < need {
 			return Decision{
-				Remaining:  max(have, 0) / b.interval,
+				Remaining:  b.perToken.div(max(have, 0)),
 				RetryAfter: time.Duration(need - have),
 				ResetAfter: time.Duration(b.capacity - have),
 			}, nil
@@ -81,7 +83,7 @@ func (b *TokenBucket) DecideWord(state *atomic.Int64, now time.Duration, cost in
 			left := t - next
 			return Decision{
 				Allowed:    true,
-				Remaining:  left / b.interval,
+				Remaining:  b.perToken.div(left),
 				ResetAfter: time.Duration(b.capacity - left),
 			}, nil
 		}
