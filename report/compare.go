@@ -1,0 +1,307 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/ratebench/ratebench/bench"
+)
+
+// CompareFile is the page Compare writes.
+const CompareFile = "compare.html"
+
+// CompareOptions tune Compare. The zero value names the sides "A" and "B".
+type CompareOptions struct {
+	// NameA and NameB name the two results on the page and in legends,
+	// typically their folders.
+	NameA, NameB string
+}
+
+// Compare renders two results side by side into dir (created if missing):
+// compare.html, self-contained like report.html, with a table of the
+// differences per run (runs matched by label: algorithm, replicas,
+// backend), both summary tables and readings, and charts that overlay the
+// two (B dashed or lighter), also written as compare_admitted_rate.png,
+// compare_burst_ratio.png and compare_latency.png. Every file is written to
+// a temporary name and renamed.
+func Compare(dir string, a, b *bench.Result, opts CompareOptions) error {
+	if opts.NameA == "" {
+		opts.NameA = "A"
+	}
+	if opts.NameB == "" {
+		opts.NameB = "B"
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	charts, err := compareCharts(a, b, opts)
+	if err != nil {
+		return err
+	}
+	for _, c := range charts {
+		if err := bench.WriteFileAtomic(filepath.Join(dir, c.File), c.PNG); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+	}
+	page, err := CompareHTML(a, b, charts, opts)
+	if err != nil {
+		return err
+	}
+	if err := bench.WriteFileAtomic(filepath.Join(dir, CompareFile), page); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}
+
+// compareSides returns the two results as chart sides: a label keeps its
+// colour on both, B's lines are dashed.
+func compareSides(a, b *bench.Result, opts CompareOptions) []side {
+	colour := map[string]int{}
+	mk := func(r *bench.Result, dash bool) []curve {
+		cs := curvesOf(r)
+		for i := range cs {
+			n, ok := colour[cs[i].label]
+			if !ok {
+				n = len(colour)
+				colour[cs[i].label] = n
+			}
+			cs[i].style = styleOf(n)
+			if dash {
+				cs[i].style.dashes = dashed
+				if n >= len(palette) {
+					cs[i].style.dashes = dotted
+				}
+			}
+		}
+		return cs
+	}
+	return []side{
+		{name: opts.NameA, curves: mk(a, false), policy: a.Policy},
+		{name: opts.NameB, curves: mk(b, true), policy: b.Policy},
+	}
+}
+
+func compareCharts(a, b *bench.Result, opts CompareOptions) ([]Chart, error) {
+	sides := compareSides(a, b, opts)
+	solid := fmt.Sprintf(" Solid lines: %s; dashed: %s.", opts.NameA, opts.NameB)
+	jobs := []func() (Chart, error){
+		func() (Chart, error) {
+			c, err := rateChart("compare_"+AdmittedRateFile, sides)
+			c.Caption += solid
+			return c, err
+		},
+		func() (Chart, error) {
+			c, err := burstChart("compare_"+BurstRatioFile, sides)
+			c.Caption += fmt.Sprintf(" For each algorithm the first bar is %s, the lighter one %s.", opts.NameA, opts.NameB)
+			return c, err
+		},
+	}
+	if hasLatency(sides[0].curves) || hasLatency(sides[1].curves) {
+		mode := a.Meta.Mode
+		if b.Meta.Mode != mode {
+			mode = "mixed"
+		}
+		jobs = append(jobs, func() (Chart, error) {
+			c, err := latencyChart("compare_"+LatencyFile, sides, mode)
+			c.Caption += solid
+			return c, err
+		})
+	}
+	return drawAll(jobs)
+}
+
+// sideView is one result on compare.html.
+type sideView struct {
+	Name, Subtitle, Command string
+	Readings                []sentence
+	Warnings                []string
+	Rows                    []row
+	Meta, Workload          []kv
+}
+
+// diffCell is one measure of one run on both sides and its change.
+type diffCell struct {
+	A, B, D string
+	Changed bool
+}
+
+// diffRow is one label in the differences table.
+type diffRow struct {
+	Label string
+	Cells []diffCell
+}
+
+// compareView is what compare.tmpl renders.
+type compareView struct {
+	Title, Version string
+	NameA, NameB   string
+	Heads          []string
+	Diff           []diffRow
+	Sides          []sideView
+	Charts         []figureView
+}
+
+// diffHeads name the measures of the differences table.
+var diffHeads = []string{"admitted", "rejected", "burst ratio", "disagree %", "Jain", "p99", "max latency"}
+
+// CompareHTML returns compare.html for a and b with the given charts.
+func CompareHTML(a, b *bench.Result, charts []Chart, opts CompareOptions) ([]byte, error) {
+	v := compareView{
+		Title:   fmt.Sprintf("ratebench compare: %s vs %s", opts.NameA, opts.NameB),
+		Version: a.Meta.Version,
+		NameA:   opts.NameA, NameB: opts.NameB,
+		Heads:  diffHeads,
+		Diff:   diffRows(a, b),
+		Charts: figures(charts, true),
+	}
+	for i, r := range []*bench.Result{a, b} {
+		name := []string{opts.NameA, opts.NameB}[i]
+		v.Sides = append(v.Sides, sideView{
+			Name: name, Subtitle: fmt.Sprintf("%s workload; %s", workloadName(r), subtitle(r)),
+			Command: Command(r.Meta.Args), Readings: readings(r), Warnings: r.Meta.Warnings,
+			Rows: rows(r), Meta: metaKV(r.Meta), Workload: workloadKV(r.Workload),
+		})
+	}
+	var buf bytes.Buffer
+	if err := templates.ExecuteTemplate(&buf, "compare", v); err != nil {
+		return nil, fmt.Errorf("report: html: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// diffRows matches the runs of a and b by label, in a's order then b's.
+func diffRows(a, b *bench.Result) []diffRow {
+	la, lb := labels(a), labels(b)
+	index := func(ls []string, l string) int {
+		for i, x := range ls {
+			if x == l {
+				return i
+			}
+		}
+		return -1
+	}
+	var order []string
+	order = append(order, la...)
+	for _, l := range lb {
+		if index(la, l) < 0 {
+			order = append(order, l)
+		}
+	}
+	out := make([]diffRow, len(order))
+	for i, l := range order {
+		var ra, rb *bench.Run
+		if j := index(la, l); j >= 0 {
+			ra = &a.Runs[j]
+		}
+		if j := index(lb, l); j >= 0 {
+			rb = &b.Runs[j]
+		}
+		out[i] = diffRow{Label: l, Cells: diffCells(ra, rb)}
+	}
+	return out
+}
+
+// measure reads one number off a run and formats it and a difference.
+type measure struct {
+	get  func(*bench.Run) (float64, bool)
+	show func(float64) string
+	diff func(a, b float64) string
+}
+
+var measures = []measure{
+	{get: func(r *bench.Run) (float64, bool) { return float64(r.Admitted), true }, show: count, diff: countDiff},
+	{get: func(r *bench.Run) (float64, bool) { return float64(r.Rejected), true }, show: count, diff: countDiff},
+	{get: func(r *bench.Run) (float64, bool) { return r.BurstRatio, true },
+		show: func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) + "x" },
+		diff: func(a, b float64) string { return signed(b-a, 2) }},
+	{get: func(r *bench.Run) (float64, bool) { return r.DisagreementPct, r.DisagreementPct >= 0 },
+		show: func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) },
+		diff: func(a, b float64) string { return signed(b-a, 3) }},
+	{get: func(r *bench.Run) (float64, bool) { return r.JainFairness, true },
+		show: func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) },
+		diff: func(a, b float64) string { return signed(b-a, 3) }},
+	{get: func(r *bench.Run) (float64, bool) {
+		if r.Latency == nil {
+			return 0, false
+		}
+		return float64(r.Latency.P99), true
+	}, show: func(v float64) string { return fmtNS(int64(v)) }, diff: durDiff},
+	{get: func(r *bench.Run) (float64, bool) {
+		if r.Latency == nil {
+			return 0, false
+		}
+		return float64(r.Latency.Max), true
+	}, show: func(v float64) string { return fmtNS(int64(v)) }, diff: durDiff},
+}
+
+// diffCells formats every measure of a run on both sides; a nil run or a
+// measure it does not have shows "-".
+func diffCells(a, b *bench.Run) []diffCell {
+	out := make([]diffCell, len(measures))
+	for i, m := range measures {
+		c := diffCell{A: "-", B: "-", D: "-"}
+		var va, vb float64
+		var oka, okb bool
+		if a != nil {
+			if va, oka = m.get(a); oka {
+				c.A = m.show(va)
+			}
+		}
+		if b != nil {
+			if vb, okb = m.get(b); okb {
+				c.B = m.show(vb)
+			}
+		}
+		if oka && okb {
+			c.D = m.diff(va, vb)
+			c.Changed = c.A != c.B
+		}
+		out[i] = c
+	}
+	return out
+}
+
+func count(v float64) string { return group(int64(v)) }
+
+// countDiff is "+12 (+3.4%)", or "0".
+func countDiff(a, b float64) string {
+	d := int64(b - a)
+	if d == 0 {
+		return "0"
+	}
+	s := group(d)
+	if d > 0 {
+		s = "+" + s
+	}
+	if a != 0 {
+		s += fmt.Sprintf(" (%+.1f%%)", 100*(b-a)/a)
+	}
+	return s
+}
+
+// signed formats v with a sign and the given decimals, "0" for zero.
+func signed(v float64, decimals int) string {
+	s := strconv.FormatFloat(v, 'f', decimals, 64)
+	switch {
+	case s == strconv.FormatFloat(0, 'f', decimals, 64) || s == "-"+strconv.FormatFloat(0, 'f', decimals, 64):
+		return "0"
+	case v > 0:
+		return "+" + s
+	}
+	return s
+}
+
+// durDiff is the signed difference of two durations in ns.
+func durDiff(a, b float64) string {
+	d := int64(b - a)
+	switch {
+	case d == 0:
+		return "0"
+	case d > 0:
+		return "+" + fmtNS(d)
+	}
+	return "-" + fmtNS(-d)
+}

@@ -1,0 +1,85 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"strconv"
+
+	"github.com/ratebench/ratebench/bench"
+)
+
+// SeriesCSV returns series.csv: a header, then one row per run and time bin
+// in run order: bin index, bin start and end in ns from the start of the
+// run, the run's label, and the cost admitted (served, for shapers) and
+// rejected in that bin.
+func SeriesCSV(r *bench.Result) []byte {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	_ = w.Write([]string{"bin", "start_ns", "end_ns", "algorithm", "admitted", "rejected"})
+	row := make([]string, 6)
+	names := labels(r)
+	for i, run := range r.Runs {
+		label := names[i]
+		s := run.Series
+		for b := range max(len(s.Admitted), len(s.Rejected)) {
+			row[0] = strconv.Itoa(b)
+			row[1] = strconv.FormatInt(int64(b)*s.BinNS, 10)
+			row[2] = strconv.FormatInt(int64(b+1)*s.BinNS, 10)
+			row[3] = label
+			row[4] = strconv.FormatInt(at(s.Admitted, b), 10)
+			row[5] = strconv.FormatInt(at(s.Rejected, b), 10)
+			_ = w.Write(row)
+		}
+	}
+	w.Flush() // a bytes.Buffer does not fail
+	return buf.Bytes()
+}
+
+// at is xs[i], or 0 past its end.
+func at(xs []int64, i int) int64 {
+	if i < len(xs) {
+		return xs[i]
+	}
+	return 0
+}
+
+// hgrmScale divides the recorded nanoseconds in .hgrm files: values are
+// written in milliseconds, the unit HdrHistogram's plotter assumes.
+const hgrmScale = 1e6
+
+// hgrmTicks is the number of percentile lines per halving of the distance
+// to 100%, as in HdrHistogram's own outputPercentileDistribution.
+const hgrmTicks = 5
+
+// File is one rendered file: its name in the folder and its content.
+type File struct {
+	File string
+	Data []byte
+	// Label is the run the file belongs to, if any.
+	Label string
+}
+
+// Hgrms returns one <label>.hgrm per run with a latency histogram, in
+// HdrHistogram's percentile distribution format (Value, Percentile,
+// TotalCount, 1/(1-Percentile), then the mean, deviation, max and count),
+// values in milliseconds.
+func Hgrms(r *bench.Result) ([]File, error) {
+	var out []File
+	names := labels(r)
+	for i, run := range r.Runs {
+		if run.LatencyHDR == "" {
+			continue
+		}
+		h, err := bench.DecodeHistogram(run.LatencyHDR)
+		if err != nil {
+			return nil, fmt.Errorf("report: %s: %w", names[i], err)
+		}
+		var buf bytes.Buffer
+		if _, err := h.PercentilesPrint(&buf, hgrmTicks, hgrmScale); err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+		out = append(out, File{File: FileStem(names[i]) + ".hgrm", Data: buf.Bytes(), Label: names[i]})
+	}
+	return out, nil
+}

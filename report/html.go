@@ -1,0 +1,299 @@
+package report
+
+import (
+	"bytes"
+	"embed"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ratebench/ratebench/bench"
+)
+
+//go:embed templates/*.tmpl
+var templateFS embed.FS
+
+// templates holds report.html and compare.html; parsed once, safe for
+// concurrent use.
+var templates = template.Must(template.ParseFS(templateFS, "templates/*.tmpl"))
+
+// kv is one line of a definition list.
+type kv struct{ K, V string }
+
+// row is one run in a summary table, every cell formatted.
+type row struct {
+	Label                               string
+	Offered, Admitted, Rejected, Errors string
+	MaxInW, Theory, Burst, TheoryRatio  string
+	Disagree, Jain, P50, P99, P999, Max string
+	Over                                bool
+}
+
+// sentence is one line of the reading; Over marks a run above its theory.
+type sentence struct {
+	Text string
+	Over bool
+}
+
+// figureView is a chart as the page shows it.
+type figureView struct {
+	Title, Caption, File string
+	// Src is the whole src attribute: base64 needs no escaping, and as a
+	// URL html/template would spell every '+' as "&#43;".
+	Src template.HTMLAttr
+}
+
+// pageView is what page.tmpl renders.
+type pageView struct {
+	Title, Subtitle, Command, Version string
+	Readings                          []sentence
+	Warnings                          []string
+	Rows                              []row
+	Outcomes                          []outcome
+	Charts                            []figureView
+	Meta, Workload                    []kv
+	Files                             []string
+}
+
+// HTML returns report.html for r: self-contained (charts embedded as
+// data: URIs, inline CSS, no script), with the command that reproduces the
+// run, the reading, the summary table, the charts, the run's metadata and
+// links to the other files (hgrms lists the .hgrm files).
+func HTML(r *bench.Result, charts []Chart, hgrms []File, opts Options) ([]byte, error) {
+	v := pageView{
+		Title:    opts.Title,
+		Subtitle: subtitle(r),
+		Command:  Command(r.Meta.Args),
+		Version:  r.Meta.Version,
+		Readings: readings(r),
+		Warnings: r.Meta.Warnings,
+		Rows:     rows(r),
+		Outcomes: outcomes(r),
+		Charts:   figures(charts, true),
+		Meta:     metaKV(r.Meta),
+		Workload: workloadKV(r.Workload),
+		Files:    []string{"result.json", SeriesFile},
+	}
+	if v.Title == "" {
+		v.Title = fmt.Sprintf("ratebench: %s workload", workloadName(r))
+	}
+	for _, h := range hgrms {
+		v.Files = append(v.Files, h.File)
+	}
+	var buf bytes.Buffer
+	if err := templates.ExecuteTemplate(&buf, "page", v); err != nil {
+		return nil, fmt.Errorf("report: html: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// figures embeds charts as data: URIs; link adds a link to each PNG file.
+func figures(charts []Chart, link bool) []figureView {
+	out := make([]figureView, len(charts))
+	for i, c := range charts {
+		out[i] = figureView{Title: c.Title, Caption: c.Caption,
+			Src: template.HTMLAttr(`src="data:image/png;base64,` + base64.StdEncoding.EncodeToString(c.PNG) + `"`)}
+		if link {
+			out[i].File = c.File
+		}
+	}
+	return out
+}
+
+// subtitle states the policy, the number of runs and the mode.
+func subtitle(r *bench.Result) string {
+	s := fmt.Sprintf("%s; %d runs", policyText(r.Policy), len(r.Runs))
+	if r.Meta.Mode != "" {
+		s += "; mode " + r.Meta.Mode
+	}
+	if !r.Meta.StartedAt.IsZero() {
+		s += "; started " + r.Meta.StartedAt.UTC().Format(time.RFC3339)
+	}
+	return s
+}
+
+// policyText is "limit 100 per 1s, burst 100".
+func policyText(p bench.PolicyJSON) string {
+	return fmt.Sprintf("limit %d per %v, burst %d", p.Limit, time.Duration(p.WindowNS), p.Burst)
+}
+
+// Command returns the shell command that reproduces a run from its
+// recorded arguments (os.Args: the program first), quoted for a POSIX
+// shell, or "" when none were recorded.
+func Command(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	parts := []string{"ratebench"}
+	for _, a := range args[1:] {
+		parts = append(parts, shellQuote(a))
+	}
+	return strings.Join(parts, " ")
+}
+
+// shellQuote leaves plain words alone and single-quotes anything else.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,@%+", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// readings pairs Reading's sentences with whether the run went over its
+// theory.
+func readings(r *bench.Result) []sentence {
+	texts := Reading(r)
+	out := make([]sentence, len(texts))
+	for i, t := range texts {
+		out[i] = sentence{Text: t, Over: over(r.Runs[i])}
+	}
+	return out
+}
+
+// over reports whether a run admitted more in a span W than its theory.
+func over(run bench.Run) bool {
+	return run.BurstRatio > theoryRatio(run)*(1+1e-9)
+}
+
+// rows formats the summary table.
+func rows(r *bench.Result) []row {
+	names := labels(r)
+	out := make([]row, len(r.Runs))
+	for i, run := range r.Runs {
+		out[i] = row{
+			Label: names[i], Offered: group(run.Offered), Admitted: group(run.Admitted),
+			Rejected: group(run.Rejected), Errors: group(run.Errors),
+			MaxInW: group(run.MaxAdmittedInWindow), Theory: group(run.TheoryMaxInWindow),
+			Burst:       strconv.FormatFloat(run.BurstRatio, 'f', 2, 64) + "x",
+			TheoryRatio: strconv.FormatFloat(theoryRatio(run), 'f', 2, 64) + "x",
+			Disagree:    pct(run.DisagreementPct), Jain: strconv.FormatFloat(run.JainFairness, 'f', 3, 64),
+			P50: "-", P99: "-", P999: "-", Max: "-",
+			Over: over(run),
+		}
+		if l := run.Latency; l != nil {
+			out[i].P50, out[i].P99, out[i].P999, out[i].Max = fmtNS(l.P50), fmtNS(l.P99), fmtNS(l.P999), fmtNS(l.Max)
+		}
+	}
+	return out
+}
+
+// outcome is a run's HTTP status codes and error kinds, formatted.
+type outcome struct{ Label, Codes, Errors string }
+
+// outcomes lists the runs that have status codes or errors.
+func outcomes(r *bench.Result) []outcome {
+	var out []outcome
+	names := labels(r)
+	for i, run := range r.Runs {
+		if len(run.StatusCodes) > 0 || len(run.ErrorKinds) > 0 {
+			out = append(out, outcome{Label: names[i], Codes: counts(run.StatusCodes), Errors: counts(run.ErrorKinds)})
+		}
+	}
+	return out
+}
+
+// counts formats a map of counts in key order: "200: 297, 429: 300".
+func counts(m map[string]int64) string {
+	if len(m) == 0 {
+		return "-"
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, k+": "+group(m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// group formats n with thousands separators: 1,234,567.
+func group(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// metaKV lists the run's metadata.
+func metaKV(m bench.Meta) []kv {
+	out := []kv{
+		{"ratebench", orDash(m.Version)},
+		{"Go", fmt.Sprintf("%s %s/%s", orDash(m.Go), orDash(m.GOOS), orDash(m.GOARCH))},
+		{"CPUs", strconv.Itoa(m.CPUs)},
+		{"mode", orDash(m.Mode)},
+		{"seed", strconv.FormatUint(m.Seed, 10)},
+	}
+	if !m.StartedAt.IsZero() {
+		out = append(out, kv{"started", m.StartedAt.UTC().Format(time.RFC3339)})
+	}
+	out = append(out, kv{"elapsed", time.Duration(m.ElapsedNS).Round(time.Millisecond).String()})
+	if m.Interrupted {
+		out = append(out, kv{"interrupted", "yes: the result holds what ran before Ctrl-C"})
+	}
+	if len(m.Hosts) > 0 {
+		out = append(out, kv{"merged from", strings.Join(m.Hosts, ", ")})
+	}
+	return out
+}
+
+// workloadKV lists the workload parameters in name order, durations (keys
+// ending in _ns) as durations.
+func workloadKV(w map[string]any) []kv {
+	keys := make([]string, 0, len(w))
+	for k := range w {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := make([]kv, len(keys))
+	for i, k := range keys {
+		out[i] = kv{strings.TrimSuffix(k, "_ns"), paramText(k, w[k])}
+	}
+	return out
+}
+
+// paramText formats one workload parameter as decoded from JSON.
+func paramText(k string, v any) string {
+	f, ok := v.(float64)
+	switch {
+	case ok && strings.HasSuffix(k, "_ns"):
+		return time.Duration(f).String()
+	case ok && f == math.Trunc(f) && math.Abs(f) < 1e15:
+		return strconv.FormatInt(int64(f), 10)
+	case ok:
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	switch x := v.(type) {
+	case int64:
+		if strings.HasSuffix(k, "_ns") {
+			return time.Duration(x).String()
+		}
+	case int:
+		if strings.HasSuffix(k, "_ns") {
+			return time.Duration(x).String()
+		}
+	}
+	return fmt.Sprint(v)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,296 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/ratebench/ratebench/bench"
+)
+
+// ErrMismatch is wrapped by the errors Merge returns for inputs that cannot
+// be combined: different policies, bins of different widths, or runs that
+// are not in every input.
+var ErrMismatch = errors.New("results do not match")
+
+// Input is one result to merge and the name it is listed under in
+// meta.hosts (typically the folder it was read from).
+type Input struct {
+	Name   string
+	Result *bench.Result
+}
+
+// Merge combines runs of the same plan made on several machines, the way a
+// load test that outgrows one machine is combined. Runs are matched by
+// (algorithm, backend, replicas) and must be in every input; the policies
+// must be equal. For each run:
+//
+//   - counts, costs, false admits/rejects, throughput, status codes and
+//     error kinds are summed;
+//   - latency histograms are merged (HdrHistogram merge) and the
+//     percentiles read off the merged one;
+//   - series are summed bin by bin (bin i covers the same offset from each
+//     machine's start); bins must have the same width;
+//   - the most admitted in any span W is the largest of the inputs: a lower
+//     bound of the combined maximum, since the machines' admits are not
+//     interleaved in time here;
+//   - disagreement is the mean of the inputs weighted by offered;
+//   - per-key counts are summed by key and Jain's index recomputed; when an
+//     input has no per-key table, the index is the mean weighted by
+//     offered.
+//
+// The meta of the first input is kept, with Hosts listing the inputs (or
+// the hosts an input was itself merged from), CPUs summed, the earliest
+// start, the longest elapsed time, and the inputs' warnings. Merge does not
+// modify its inputs.
+func Merge(inputs []Input) (*bench.Result, error) {
+	if len(inputs) == 0 {
+		return nil, errors.New("report: merge: no results")
+	}
+	first := inputs[0].Result
+	out := &bench.Result{Meta: first.Meta, Policy: first.Policy, Workload: maps.Clone(first.Workload)}
+	out.Meta.Hosts, out.Meta.Warnings, out.Meta.CPUs = nil, nil, 0
+	for _, in := range inputs {
+		r := in.Result
+		if r.Policy != first.Policy {
+			return nil, fmt.Errorf("report: merge: %w: %s has policy %s, %s has %s",
+				ErrMismatch, inputs[0].Name, policyText(first.Policy), in.Name, policyText(r.Policy))
+		}
+		if len(r.Runs) != len(first.Runs) {
+			return nil, fmt.Errorf("report: merge: %w: %s has %d runs, %s has %d",
+				ErrMismatch, inputs[0].Name, len(first.Runs), in.Name, len(r.Runs))
+		}
+		mergeMeta(&out.Meta, r.Meta, in.Name)
+		if workloadName(r) != workloadName(first) {
+			out.Meta.Warnings = append(out.Meta.Warnings, fmt.Sprintf("merge: %s ran workload %s, %s ran %s; the page shows the first",
+				inputs[0].Name, workloadName(first), in.Name, workloadName(r)))
+		}
+	}
+	for n, run := range first.Runs {
+		runs := make([]bench.Run, len(inputs))
+		k := occurrence(first.Runs, n)
+		for i, in := range inputs {
+			j := nth(in.Result.Runs, run, k)
+			if j < 0 {
+				return nil, fmt.Errorf("report: merge: %w: %s has no run of %s (runs are matched by algorithm, backend and replicas)",
+					ErrMismatch, in.Name, Label(run))
+			}
+			runs[i] = in.Result.Runs[j]
+		}
+		m, warn, err := mergeRuns(runs, out.Policy)
+		if err != nil {
+			return nil, fmt.Errorf("report: merge: %s: %w", Label(run), err)
+		}
+		if warn != "" {
+			out.Meta.Warnings = append(out.Meta.Warnings, fmt.Sprintf("merge: %s: %s", Label(run), warn))
+		}
+		out.Runs = append(out.Runs, m)
+	}
+	return out, nil
+}
+
+// occurrence counts the runs before runs[n] of the same target.
+func occurrence(runs []bench.Run, n int) int {
+	k := 0
+	for _, r := range runs[:n] {
+		if sameTarget(r, runs[n]) {
+			k++
+		}
+	}
+	return k
+}
+
+// nth returns the index of the k-th (from 0) run of run's target, or -1.
+func nth(runs []bench.Run, run bench.Run, k int) int {
+	for i, r := range runs {
+		if sameTarget(r, run) {
+			if k == 0 {
+				return i
+			}
+			k--
+		}
+	}
+	return -1
+}
+
+// sameTarget reports whether two runs are of the same target.
+func sameTarget(a, b bench.Run) bool {
+	return a.Algorithm == b.Algorithm && backendOf(a) == backendOf(b) && max(a.Replicas, 1) == max(b.Replicas, 1)
+}
+
+func backendOf(r bench.Run) string {
+	if r.Backend == "" {
+		return "memory"
+	}
+	return r.Backend
+}
+
+// mergeMeta folds one input's meta into m.
+func mergeMeta(m *bench.Meta, in bench.Meta, name string) {
+	if len(in.Hosts) > 0 {
+		m.Hosts = append(m.Hosts, in.Hosts...)
+	} else {
+		m.Hosts = append(m.Hosts, name)
+	}
+	m.CPUs += in.CPUs
+	if !in.StartedAt.IsZero() && (m.StartedAt.IsZero() || in.StartedAt.Before(m.StartedAt)) {
+		m.StartedAt = in.StartedAt
+	}
+	m.ElapsedNS = max(m.ElapsedNS, in.ElapsedNS)
+	m.Interrupted = m.Interrupted || in.Interrupted
+	if in.Mode != m.Mode {
+		m.Mode = "mixed"
+	}
+	m.Warnings = append(m.Warnings, in.Warnings...)
+}
+
+// mergeRuns combines the runs of one target; the string is a warning.
+func mergeRuns(runs []bench.Run, pol bench.PolicyJSON) (bench.Run, string, error) {
+	m := runs[0]
+	m.Offered, m.Admitted, m.Rejected, m.Errors = 0, 0, 0, 0
+	m.OfferedCost, m.AdmittedCost, m.RejectedCost = 0, 0, 0
+	m.FalseAdmits, m.FalseRejects, m.ThroughputPerS = 0, 0, 0
+	m.StatusCodes, m.ErrorKinds, m.Keys = nil, nil, nil
+	m.Series = bench.Series{BinNS: runs[0].Series.BinNS}
+	var disagree, disagreeW float64
+	for _, r := range runs {
+		m.Offered += r.Offered
+		m.Admitted += r.Admitted
+		m.Rejected += r.Rejected
+		m.Errors += r.Errors
+		m.OfferedCost += r.OfferedCost
+		m.AdmittedCost += r.AdmittedCost
+		m.RejectedCost += r.RejectedCost
+		m.FalseAdmits += r.FalseAdmits
+		m.FalseRejects += r.FalseRejects
+		m.ThroughputPerS += r.ThroughputPerS
+		m.StatusCodes = sumCounts(m.StatusCodes, r.StatusCodes)
+		m.ErrorKinds = sumCounts(m.ErrorKinds, r.ErrorKinds)
+		if r.MaxAdmittedInWindow > m.MaxAdmittedInWindow {
+			m.MaxAdmittedInWindow, m.MaxWindowEndNS, m.MaxWindowSpanNS = r.MaxAdmittedInWindow, r.MaxWindowEndNS, r.MaxWindowSpanNS
+		}
+		m.TheoryMaxInWindow = max(m.TheoryMaxInWindow, r.TheoryMaxInWindow)
+		if r.DisagreementPct >= 0 {
+			disagree += r.DisagreementPct * float64(r.Offered)
+			disagreeW += float64(r.Offered)
+		}
+		if r.Series.BinNS != m.Series.BinNS && (len(r.Series.Admitted) > 0 || len(r.Series.Rejected) > 0) {
+			return m, "", fmt.Errorf("%w: series bins of %d ns and %d ns", ErrMismatch, m.Series.BinNS, r.Series.BinNS)
+		}
+		m.Series.Admitted = sumBins(m.Series.Admitted, r.Series.Admitted)
+		m.Series.Rejected = sumBins(m.Series.Rejected, r.Series.Rejected)
+	}
+	m.DisagreementPct = -1
+	if disagreeW > 0 {
+		m.DisagreementPct = disagree / disagreeW
+	}
+	m.BurstRatio = float64(m.MaxAdmittedInWindow) / float64(pol.Limit)
+	m.TheoryRatio = float64(m.TheoryMaxInWindow) / float64(pol.Limit)
+	mergeKeys(&m, runs)
+	warn, err := mergeLatency(&m, runs)
+	return m, warn, err
+}
+
+// sumCounts adds b into a, allocating a when needed.
+func sumCounts(a, b map[string]int64) map[string]int64 {
+	if len(b) == 0 {
+		return a
+	}
+	if a == nil {
+		a = make(map[string]int64, len(b))
+	}
+	for k, v := range b {
+		a[k] += v
+	}
+	return a
+}
+
+// sumBins adds b into a bin by bin, growing a to the longer length.
+func sumBins(a, b []int64) []int64 {
+	if len(b) > len(a) {
+		a = append(a, make([]int64, len(b)-len(a))...)
+	}
+	for i, v := range b {
+		a[i] += v
+	}
+	return a
+}
+
+// mergeKeys sums the per-key tables by key and recomputes Jain's index;
+// without a table in every input it weights the inputs' indexes by offered.
+func mergeKeys(m *bench.Run, runs []bench.Run) {
+	complete := true
+	for _, r := range runs {
+		complete = complete && (len(r.Keys) > 0 || r.KeyCount == 0)
+	}
+	if !complete {
+		var jain, w float64
+		for _, r := range runs {
+			jain += r.JainFairness * float64(r.Offered)
+			w += float64(r.Offered)
+			m.KeyCount = max(m.KeyCount, r.KeyCount)
+		}
+		if w > 0 {
+			m.JainFairness = jain / w
+		}
+		return
+	}
+	byKey := map[string]*bench.KeyCount{}
+	for _, r := range runs {
+		for _, k := range r.Keys {
+			kc := byKey[k.Key]
+			if kc == nil {
+				kc = &bench.KeyCount{Key: k.Key}
+				byKey[k.Key] = kc
+			}
+			kc.Offered += k.Offered
+			kc.Admitted += k.Admitted
+		}
+	}
+	names := slices.Sorted(maps.Keys(byKey))
+	m.KeyCount = len(names)
+	admitted := make([]int64, len(names))
+	if len(names) <= bench.MaxKeysReported {
+		m.Keys = make([]bench.KeyCount, len(names))
+	}
+	for i, k := range names {
+		admitted[i] = byKey[k].Admitted
+		if m.Keys != nil {
+			m.Keys[i] = *byKey[k]
+		}
+	}
+	m.JainFairness = bench.Jain(admitted)
+}
+
+// mergeLatency merges the latency histograms. A run with percentiles but
+// no histogram cannot be merged: the merged run then has no latency, and
+// a warning says why.
+func mergeLatency(m *bench.Run, runs []bench.Run) (string, error) {
+	m.Latency, m.LatencyHDR = nil, ""
+	var h *hdrhistogram.Histogram
+	for _, r := range runs {
+		if r.LatencyHDR == "" {
+			if r.Latency != nil && r.Latency.Count > 0 {
+				return "latency percentiles without a histogram cannot be merged; latency left out", nil
+			}
+			continue
+		}
+		in, err := bench.DecodeHistogram(r.LatencyHDR)
+		if err != nil {
+			return "", err
+		}
+		if h == nil {
+			h = bench.NewHistogram()
+		}
+		if dropped := h.Merge(in); dropped > 0 {
+			return "", fmt.Errorf("latency histogram: %d values out of range", dropped)
+		}
+	}
+	if h != nil && h.TotalCount() > 0 {
+		m.Latency, m.LatencyHDR = bench.PercentilesOf(h), bench.EncodeHistogram(h)
+	}
+	return "", nil
+}

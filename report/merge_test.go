@@ -1,0 +1,112 @@
+package report
+
+import (
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ratebench/ratebench/bench"
+)
+
+// TestMerge merges the fixture with a second host's run of the same plan
+// and checks every rule of Merge.
+func TestMerge(t *testing.T) {
+	a, b := fixture(), fixture()
+	b.Meta.StartedAt = a.Meta.StartedAt.Add(-time.Minute) // the earlier start wins
+	b.Meta.ElapsedNS = 3e9
+	// b's runs in another order: runs are matched by target, not position.
+	slices.Reverse(b.Runs)
+	lq := &b.Runs[2] // leaky-queue
+	lq.Latency, lq.LatencyHDR = delays(1000)
+	lq.Series.Admitted = append(lq.Series.Admitted, 5, 5) // a longer series
+	fw := &b.Runs[3]                                      // fixed-window
+	fw.MaxAdmittedInWindow, fw.BurstRatio, fw.MaxWindowEndNS = 180, 1.8, 42
+	fw.DisagreementPct, fw.Offered = 0, 1800 // a third of a's weight
+	sc := &b.Runs[0]                         // sliding-counter@redis
+	sc.Keys = []bench.KeyCount{{Key: "k0", Offered: 10, Admitted: 50}, {Key: "k3", Offered: 10, Admitted: 100}}
+
+	m, err := Merge([]Input{{Name: "host-a", Result: a}, {Name: "host-b", Result: b}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(m.Meta.Hosts, []string{"host-a", "host-b"}) || m.Meta.CPUs != 16 ||
+		!m.Meta.StartedAt.Equal(b.Meta.StartedAt) || m.Meta.ElapsedNS != 3e9 {
+		t.Errorf("meta = %+v", m.Meta)
+	}
+	if got := labels(m); !slices.Equal(got, labels(a)) {
+		t.Fatalf("runs %q, want a's order %q", got, labels(a))
+	}
+	for i, run := range m.Runs {
+		ra := a.Runs[i]
+		rb := b.Runs[nth(b.Runs, ra, 0)]
+		if run.Offered != ra.Offered+rb.Offered || run.Admitted != ra.Admitted+rb.Admitted ||
+			run.Rejected != ra.Rejected+rb.Rejected || run.Errors != ra.Errors+rb.Errors {
+			t.Errorf("%s: counts not summed: %+v", Label(run), run)
+		}
+		for j := range run.Series.Admitted {
+			if want := at(ra.Series.Admitted, j) + at(rb.Series.Admitted, j); run.Series.Admitted[j] != want {
+				t.Fatalf("%s: bin %d admitted %d, want %d", Label(run), j, run.Series.Admitted[j], want)
+			}
+		}
+	}
+	// The histograms merged exactly: the count is the sum.
+	q := m.Runs[2]
+	if q.Latency == nil || q.Latency.Count != 301+1001 {
+		t.Fatalf("merged latency = %+v, want a count of %d", q.Latency, 301+1001)
+	}
+	h, err := bench.DecodeHistogram(q.LatencyHDR)
+	if err != nil || h.TotalCount() != 1302 {
+		t.Fatalf("merged histogram: %v, count %d", err, h.TotalCount())
+	}
+	if len(q.Series.Admitted) != 102 {
+		t.Errorf("merged series has %d bins, want the longer 102", len(q.Series.Admitted))
+	}
+	// The max in a window is the larger one, a lower bound; disagreement
+	// is weighted by offered.
+	f := m.Runs[1]
+	if f.MaxAdmittedInWindow != 200 || f.BurstRatio != 2 || f.MaxWindowEndNS != a.Runs[1].MaxWindowEndNS {
+		t.Errorf("fixed-window max %d ratio %v end %d", f.MaxAdmittedInWindow, f.BurstRatio, f.MaxWindowEndNS)
+	}
+	if want := 16.667 * 600 / 2400; f.DisagreementPct != want {
+		t.Errorf("disagreement %v, want %v", f.DisagreementPct, want)
+	}
+	if m.Runs[3].DisagreementPct != -1 {
+		t.Errorf("no reference on either side: disagreement %v, want -1", m.Runs[3].DisagreementPct)
+	}
+	s := m.Runs[4]
+	if s.StatusCodes["429"] != 600 || s.ErrorKinds["timeout"] != 6 {
+		t.Errorf("status codes %v, error kinds %v not summed", s.StatusCodes, s.ErrorKinds)
+	}
+	wantKeys := []bench.KeyCount{{Key: "k0", Offered: 210, Admitted: 200}, {Key: "k1", Offered: 200, Admitted: 100},
+		{Key: "k2", Offered: 200, Admitted: 50}, {Key: "k3", Offered: 10, Admitted: 100}}
+	if !slices.Equal(s.Keys, wantKeys) || s.KeyCount != 4 || s.JainFairness != bench.Jain([]int64{200, 100, 50, 100}) {
+		t.Errorf("keys %+v (%d), Jain %v", s.Keys, s.KeyCount, s.JainFairness)
+	}
+	// The inputs are untouched.
+	if a.Runs[4].StatusCodes["429"] != 300 || len(a.Runs[2].Series.Admitted) != 100 {
+		t.Error("Merge modified an input")
+	}
+}
+
+func TestMergeMismatch(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(*bench.Result)
+	}{
+		{"policy", func(r *bench.Result) { r.Policy.Burst = 50 }},
+		{"bins", func(r *bench.Result) { r.Runs[1].Series.BinNS = int64(time.Second) }},
+		{"missing run", func(r *bench.Result) { r.Runs = r.Runs[1:] }},
+		{"other replicas", func(r *bench.Result) { r.Runs[0].Replicas = 3 }},
+		{"other backend", func(r *bench.Result) { r.Runs[0].Backend = "redis" }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := fixture()
+			tc.change(b)
+			_, err := Merge([]Input{{Name: "a", Result: fixture()}, {Name: "b", Result: b}})
+			if !errors.Is(err, ErrMismatch) {
+				t.Fatalf("err = %v, want ErrMismatch", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,128 @@
+package report
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ratebench/ratebench/bench"
+)
+
+// Options tune Write. The zero value is ready to use.
+type Options struct {
+	// Title heads report.html; "" gives "ratebench: <workload> workload".
+	Title string
+}
+
+// File names Write produces in a run folder. The .hgrm files are named
+// after each run's label (see FileStem).
+const (
+	HTMLFile         = "report.html"
+	SeriesFile       = "series.csv"
+	AdmittedRateFile = "admitted_rate.png"
+	BoundaryFile     = "boundary.png"
+	BurstRatioFile   = "burst_ratio.png"
+	LatencyFile      = "latency.png"
+	KeysFile         = "keys.png"
+)
+
+// Write renders r into dir (created if missing): admitted_rate.png,
+// burst_ratio.png, boundary.png (boundary workload), latency.png (when a
+// run has a latency histogram), keys.png (when a run has more than one
+// key), series.csv, one <label>.hgrm per latency histogram and
+// report.html, which embeds every chart and needs nothing else to be read.
+// Every file is written to a temporary name and renamed. Write reads r
+// only; it is safe to call concurrently on different folders.
+func Write(dir string, r *bench.Result, opts Options) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	charts, err := runCharts(r)
+	if err != nil {
+		return err
+	}
+	for _, c := range charts {
+		if err := bench.WriteFileAtomic(filepath.Join(dir, c.File), c.PNG); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+	}
+	if err := bench.WriteFileAtomic(filepath.Join(dir, SeriesFile), SeriesCSV(r)); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	hgrms, err := Hgrms(r)
+	if err != nil {
+		return err
+	}
+	for _, h := range hgrms {
+		if err := bench.WriteFileAtomic(filepath.Join(dir, h.File), h.Data); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+	}
+	page, err := HTML(r, charts, hgrms, opts)
+	if err != nil {
+		return err
+	}
+	if err := bench.WriteFileAtomic(filepath.Join(dir, HTMLFile), page); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}
+
+// Label names a run in tables, legends and file names: the algorithm,
+// " xN" for N replicas, "@backend" for a backend other than memory, e.g.
+// "gcra", "gcra x4", "gcra x4@redis".
+func Label(run bench.Run) string {
+	name := run.Algorithm
+	if run.Replicas > 1 {
+		name = fmt.Sprintf("%s x%d", name, run.Replicas)
+	}
+	if run.Backend != "" && run.Backend != "memory" {
+		name += "@" + run.Backend
+	}
+	return name
+}
+
+// labels returns the label of every run of r, made unique by a "#2", "#3"
+// suffix when two runs share one.
+func labels(r *bench.Result) []string {
+	out := make([]string, len(r.Runs))
+	seen := map[string]int{}
+	for i, run := range r.Runs {
+		l := Label(run)
+		seen[l]++
+		if n := seen[l]; n > 1 {
+			l = fmt.Sprintf("%s #%d", l, n)
+		}
+		out[i] = l
+	}
+	return out
+}
+
+// FileStem turns a label into a file-name stem: letters, digits, '.', '_',
+// '@' and '-' are kept, anything else becomes '-' ("gcra x4@redis" gives
+// "gcra-x4@redis").
+func FileStem(label string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9',
+			r == '.', r == '_', r == '@', r == '-':
+			return r
+		}
+		return '-'
+	}, label)
+}
+
+// isBoundary reports whether r ran the boundary workload.
+func isBoundary(r *bench.Result) bool {
+	name, _ := r.Workload["name"].(string)
+	return name == "boundary"
+}
+
+// workloadName is r's workload name, or "unknown".
+func workloadName(r *bench.Result) string {
+	if name, _ := r.Workload["name"].(string); name != "" {
+		return name
+	}
+	return "unknown"
+}
