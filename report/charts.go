@@ -389,11 +389,10 @@ func firstOf(maps []map[string]curve, label string) curve {
 // theoryRatio is the worst case of a run over L: one instance's theory,
 // times the replicas when each keeps its own state in memory.
 func theoryRatio(run bench.Run) float64 {
-	r := run.TheoryRatio
-	if run.Replicas > 1 && (run.Backend == "" || run.Backend == "memory") {
-		r *= float64(run.Replicas)
+	if run.TheoryMaxInWindow == 0 {
+		return 0
 	}
-	return r
+	return run.TheoryRatio * float64(run.TheoryFor()) / float64(run.TheoryMaxInWindow)
 }
 
 // num formats a rate or count with at most 3 decimals and no trailing

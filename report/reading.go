@@ -13,18 +13,14 @@ import (
 func Reading(r *bench.Result) []string {
 	out := make([]string, 0, len(r.Runs))
 	for _, run := range r.Runs {
-		name := run.Algorithm
-		if run.Replicas > 1 {
-			name = fmt.Sprintf("%s with %d replicas", name, run.Replicas)
-		}
 		verdict := "within its theory"
-		if run.MaxAdmittedInWindow > run.TheoryMaxInWindow*int64(max(run.Replicas, 1)) {
+		if run.MaxAdmittedInWindow > run.TheoryFor() {
 			verdict = "ABOVE its theory"
 		}
 		out = append(out, fmt.Sprintf("%s admitted %.2fx its limit (%d of %d) within %v around t=%v; theory %.2fx, %s.",
-			name, run.BurstRatio, run.MaxAdmittedInWindow, r.Policy.Limit,
+			Label(run), run.BurstRatio, run.MaxAdmittedInWindow, r.Policy.Limit,
 			time.Duration(run.MaxWindowSpanNS), time.Duration(run.MaxWindowEndNS),
-			run.TheoryRatio, verdict))
+			float64(run.TheoryFor())/float64(r.Policy.Limit), verdict))
 	}
 	return out
 }

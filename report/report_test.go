@@ -270,7 +270,7 @@ func TestHTMLSelfContained(t *testing.T) {
 		"fixed-window admitted 2.00x its limit",                 // the reading
 		"sliding-counter@redis", "sliding-log x2",               // labels
 		`<tr class="over"><td class="l">sliding-counter@redis</td>`, // above its theory
-		`<li class="over">sliding-counter admitted 1.50x its limit`,
+		`<li class="over">sliding-counter@redis admitted 1.50x its limit`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report.html lacks %q", want)

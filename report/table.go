@@ -17,16 +17,9 @@ func Table(w io.Writer, r *bench.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "ALGORITHM\tOFFERED\tADMITTED\tREJECTED\tERRORS\tMAX IN W\tTHEORY\tBURST RATIO\tDISAGREE %%\tJAIN\tP99 DELAY\t\n")
 	for _, run := range r.Runs {
-		name := run.Algorithm
-		if run.Replicas > 1 {
-			name = fmt.Sprintf("%s x%d", name, run.Replicas)
-		}
-		if run.Backend != "" && run.Backend != "memory" {
-			name += "@" + run.Backend
-		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%.2f\t%s\t%.3f\t%s\t\n",
-			name, run.Offered, run.Admitted, run.Rejected, run.Errors,
-			run.MaxAdmittedInWindow, run.TheoryMaxInWindow, run.BurstRatio,
+			Label(run), run.Offered, run.Admitted, run.Rejected, run.Errors,
+			run.MaxAdmittedInWindow, run.TheoryFor(), run.BurstRatio,
 			pct(run.DisagreementPct), run.JainFairness, p99(run.Latency))
 	}
 	return tw.Flush()
