@@ -87,10 +87,12 @@ func perSecond(p bench.PolicyJSON) float64 {
 }
 
 // rateXY returns a series as a step line of cost per second against
-// seconds from the start, summing k adjacent bins so that there are at
-// most maxPoints steps, and the number of bins per step.
-func rateXY(bins []int64, binNS int64) (plotter.XYs, int) {
-	k := max(1, (len(bins)+maxPoints-1)/maxPoints)
+// seconds from the start, summing k adjacent bins, at least minK (one
+// window's worth, so that the line reads as the rate per W rather than
+// the noise of a tenth of one) and enough for at most maxPoints steps; it
+// also returns k.
+func rateXY(bins []int64, binNS int64, minK int) (plotter.XYs, int) {
+	k := max(1, minK, (len(bins)+maxPoints-1)/maxPoints)
 	width := float64(int64(k)*binNS) / 1e9
 	xys := make(plotter.XYs, 0, len(bins)/k+2)
 	for i := 0; i < len(bins); i += k {
@@ -154,8 +156,9 @@ func rateChart(file string, sides []side) (Chart, error) {
 			if s.BinNS <= 0 {
 				continue
 			}
-			adm, ka := rateXY(s.Admitted, s.BinNS)
-			rej, _ := rateXY(s.Rejected, s.BinNS)
+			perW := int((sd.policy.WindowNS + s.BinNS - 1) / s.BinNS)
+			adm, ka := rateXY(s.Admitted, s.BinNS, perW)
+			rej, _ := rateXY(s.Rejected, s.BinNS, perW)
 			for _, part := range []struct {
 				p   *plot.Plot
 				xys plotter.XYs

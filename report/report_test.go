@@ -353,7 +353,7 @@ func TestRateXY(t *testing.T) {
 	for i := range bins {
 		bins[i] = 10 // 10 per 100ms = 100/s
 	}
-	xys, k := rateXY(bins, 1e8)
+	xys, k := rateXY(bins, 1e8, 1)
 	if k != 4 || len(xys) != 1001 {
 		t.Fatalf("k = %d, %d points; want 4 bins per step and 1000 steps + the closing point", k, len(xys))
 	}
@@ -364,5 +364,9 @@ func TestRateXY(t *testing.T) {
 	}
 	if end := xys[len(xys)-1].X; end != 400 {
 		t.Fatalf("ends at %vs, want 400s", end)
+	}
+	// A window of 1s over bins of 100ms: steps of a whole window.
+	if xys, k := rateXY(bins[:100], 1e8, 10); k != 10 || len(xys) != 11 || xys[3].Y != 100 {
+		t.Fatalf("one window per step: k = %d, %d points, rate %v; want 10, 11, 100/s", k, len(xys), xys[3].Y)
 	}
 }
