@@ -109,6 +109,11 @@ type Run struct {
 	// are at most MaxKeysReported keys.
 	Keys     []KeyCount `json:"keys,omitempty"`
 	KeyCount int        `json:"key_count"`
+
+	// Live holds what only the live engine measures (service time, sender
+	// lateness, drops, offered and achieved rates, calibration); nil in
+	// sim runs.
+	Live *LiveStats `json:"live,omitempty"`
 }
 
 // MaxKeysReported bounds the per-key table written to result.json.
@@ -161,6 +166,10 @@ func WriteFileAtomic(path string, data []byte) error {
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
 		return fmt.Errorf("bench: write %s: %w", path, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil { // CreateTemp makes it 0600
+		tmp.Close()
+		return fmt.Errorf("bench: %w", err)
 	}
 	if err := tmp.Sync(); err != nil {
 		tmp.Close()

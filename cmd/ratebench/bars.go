@@ -15,8 +15,8 @@ import (
 )
 
 // mpbProgress shows one mpb bar per pass: how far in (virtual or wall)
-// time, arrivals per second of wall time, admitted so far and the ETA.
-// Safe for concurrent use.
+// time out of the total, arrivals per second of wall time (for a live run,
+// the achieved rate), admitted so far and the ETA. Safe for concurrent use.
 type mpbProgress struct{ p *mpb.Progress }
 
 // newBars returns bars on w when it is a terminal, else nil: silent. The
@@ -47,7 +47,8 @@ func (m *mpbProgress) wait() {
 func (m *mpbProgress) Pass(name string, total int64) bench.Bar {
 	b := &mpbBar{start: time.Now()}
 	b.bar = m.p.AddBar(max(total, 1),
-		mpb.PrependDecorators(decor.Name(fmt.Sprintf("%-16s", name)), decor.Percentage(decor.WCSyncSpace)),
+		mpb.PrependDecorators(decor.Name(fmt.Sprintf("%-16s", name)),
+			decor.Any(func(s decor.Statistics) string { return progressText(s.Current, total) }, decor.WCSyncSpace)),
 		mpb.AppendDecorators(
 			decor.Any(func(decor.Statistics) string { return b.stats() }, decor.WCSyncSpace),
 			decor.OnComplete(decor.AverageETA(decor.ET_STYLE_GO, decor.WCSyncSpace), "done"),
@@ -71,8 +72,31 @@ func (b *mpbBar) Update(at, offered, admitted int64) {
 }
 
 func (b *mpbBar) stats() string {
-	rate := float64(b.offered.Load()) / max(time.Since(b.start).Seconds(), 1e-9)
-	return fmt.Sprintf("%.2fM arrivals/s  admitted %d", rate/1e6, b.admitted.Load())
+	return statsText(b.offered.Load(), b.admitted.Load(), time.Since(b.start))
+}
+
+// progressText is "elapsed/total" in time units: "3.2s/10s".
+func progressText(current, total int64) string {
+	if total <= 0 {
+		return time.Duration(current).Round(100 * time.Millisecond).String()
+	}
+	return fmt.Sprintf("%v/%v", time.Duration(current).Round(100*time.Millisecond), time.Duration(total))
+}
+
+// statsText is the rate of arrivals over wall time and the admitted count:
+// "19.9k arrivals/s  admitted 1099".
+func statsText(offered, admitted int64, wall time.Duration) string {
+	rate := float64(offered) / max(wall.Seconds(), 1e-9)
+	var r string
+	switch {
+	case rate >= 1e6:
+		r = fmt.Sprintf("%.2fM", rate/1e6)
+	case rate >= 1e3:
+		r = fmt.Sprintf("%.1fk", rate/1e3)
+	default:
+		r = fmt.Sprintf("%.0f", rate)
+	}
+	return fmt.Sprintf("%s arrivals/s  admitted %d", r, admitted)
 }
 
 func (b *mpbBar) Done(aborted bool) {

@@ -19,13 +19,13 @@ import (
 
 // runFlags are the flags of `ratebench run`.
 type runFlags struct {
-	algos, workload, mode, backend, out, scenario string
-	rate, rateEnd, zipfS                          float64
-	limit, burst, cost                            int64
-	window, duration, burstEvery, on, off         time.Duration
-	keys, replicas, workers, burstSize            int
-	seed                                          uint64
-	noReport                                      bool
+	algos, workload, mode, backend, out, scenario   string
+	rate, rateEnd, zipfS                            float64
+	limit, burst, cost                              int64
+	window, duration, burstEvery, on, off           time.Duration
+	keys, replicas, workers, maxInFlight, burstSize int
+	seed                                            uint64
+	noReport                                        bool
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -41,8 +41,9 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.duration, "duration", 10*time.Second, "length of the run")
 	fs.IntVar(&f.keys, "keys", 1, "distinct keys, each limited on its own")
 	fs.IntVar(&f.replicas, "replicas", 1, "app replicas the arrivals are spread over, each with its own limiter state")
-	fs.StringVar(&f.mode, "mode", "sim", "engine: sim (virtual time)")
-	fs.IntVar(&f.workers, "workers", 0, "live mode: sender goroutines")
+	fs.StringVar(&f.mode, "mode", "sim", "engine: sim (virtual time, deterministic) or live (real goroutines and clock, open loop)")
+	fs.IntVar(&f.workers, "workers", bench.DefaultWorkers(), fmt.Sprintf("live mode: goroutines calling the limiters, at most %d", bench.MaxWorkers))
+	fs.IntVar(&f.maxInFlight, "max-inflight", bench.DefaultMaxInFlight, "live mode: arrivals sent and not yet done above which new ones are dropped (and counted)")
 	fs.StringVar(&f.backend, "backend", "memory", "where limiter state lives: memory")
 	fs.Uint64Var(&f.seed, "seed", 1, "workload seed")
 	fs.StringVar(&f.out, "out", "", "output folder (default results/<timestamp>-<workload>)")
@@ -104,14 +105,16 @@ func (f *runFlags) spec(p algorithms.Policy) (workload.Spec, error) {
 // plan turns the flags into an engine config and its targets.
 func (f *runFlags) plan() (bench.Config, []bench.Target, error) {
 	switch {
-	case f.mode != "sim":
-		return bench.Config{}, nil, usagef("-mode %q: only sim is available", f.mode)
+	case f.mode != "sim" && f.mode != "live":
+		return bench.Config{}, nil, usagef("-mode %q: want sim or live", f.mode)
 	case f.backend != "memory":
 		return bench.Config{}, nil, usagef("-backend %q: only memory is available", f.backend)
 	case f.replicas < 1:
 		return bench.Config{}, nil, usagef("-replicas %d must be >= 1", f.replicas)
-	case f.workers < 0:
-		return bench.Config{}, nil, usagef("-workers %d must be >= 1", f.workers)
+	case f.workers < 1 || f.workers > bench.MaxWorkers:
+		return bench.Config{}, nil, usagef("-workers %d must be between 1 and %d", f.workers, bench.MaxWorkers)
+	case f.maxInFlight < 1:
+		return bench.Config{}, nil, usagef("-max-inflight %d must be >= 1", f.maxInFlight)
 	}
 	p, err := f.policy()
 	if err != nil {
@@ -141,13 +144,16 @@ func (e *env) runCommand() *command {
 			return usagef("unexpected argument %q", args[0])
 		}
 		if f.scenario != "" {
+			if f.mode != "sim" {
+				return usagef("-scenario runs in sim mode only; drop -mode %s", f.mode)
+			}
 			return e.runScenario(ctx, f.scenario, f.out, f.noReport)
 		}
 		cfg, targets, err := f.plan()
 		if err != nil {
 			return err
 		}
-		_, err = e.execute(ctx, cfg, targets, outDir(f.out, f.workload), f.seed, f.noReport)
+		_, err = e.executeWith(ctx, f.engine(), cfg, targets, outDir(f.out, f.workload), f.seed, f.noReport)
 		return err
 	}
 	return c
@@ -167,17 +173,40 @@ func outDir(dir, name string) string {
 	return filepath.Join("results", time.Now().Format("20060102-150405")+"-"+name)
 }
 
+// engine is how execute runs the targets: the sim or the live engine.
+type engine struct {
+	mode string
+	run  func(context.Context, bench.Config, []bench.Target) ([]bench.Run, error)
+}
+
+// engine returns the engine the flags ask for.
+func (f *runFlags) engine() engine {
+	if f.mode != "live" {
+		return engine{"sim", bench.Simulate}
+	}
+	workers, maxInFlight := f.workers, f.maxInFlight
+	return engine{"live", func(ctx context.Context, cfg bench.Config, targets []bench.Target) ([]bench.Run, error) {
+		return bench.Live(ctx, bench.LiveConfig{Config: cfg, Workers: workers, MaxInFlight: maxInFlight}, targets)
+	}}
+}
+
 // execute runs the sim engine, writes DIR/result.json (also after Ctrl-C,
 // for what ran) and prints the summary table.
 func (e *env) execute(ctx context.Context, cfg bench.Config, targets []bench.Target, dir string, seed uint64, noReport bool) (*bench.Result, error) {
+	return e.executeWith(ctx, engine{"sim", bench.Simulate}, cfg, targets, dir, seed, noReport)
+}
+
+// executeWith is execute on the given engine; a live run's warnings go to
+// stderr and to meta.warnings.
+func (e *env) executeWith(ctx context.Context, eng engine, cfg bench.Config, targets []bench.Target, dir string, seed uint64, noReport bool) (*bench.Result, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	meta := bench.NewMeta("sim", seed, e.args)
+	meta := bench.NewMeta(eng.mode, seed, e.args)
 	bars := newBars(e.stderr)
 	cfg.Progress = bars.progress()
 	start := time.Now()
-	runs, err := bench.Simulate(ctx, cfg, targets)
+	runs, err := eng.run(ctx, cfg, targets)
 	bars.wait()
 	meta.ElapsedNS = int64(time.Since(start))
 	interrupted := errors.Is(err, context.Canceled)
@@ -185,6 +214,10 @@ func (e *env) execute(ctx context.Context, cfg bench.Config, targets []bench.Tar
 		return nil, err
 	}
 	meta.Interrupted = interrupted
+	meta.Warnings = bench.LiveWarnings(runs)
+	for _, w := range meta.Warnings {
+		fmt.Fprintf(e.stderr, "warning: %s\n", w)
+	}
 	res := bench.NewResult(meta, cfg, runs)
 	if err := res.WriteFile(filepath.Join(dir, "result.json")); err != nil {
 		return nil, err
@@ -192,6 +225,7 @@ func (e *env) execute(ctx context.Context, cfg bench.Config, targets []bench.Tar
 	if err := e.render(dir, res, noReport); err != nil {
 		return res, err
 	}
+	e.liveSummary(runs)
 	if interrupted {
 		fmt.Fprintf(e.stderr, "interrupted: wrote what ran to %s\n", dir)
 	}
@@ -206,4 +240,37 @@ func lookupAll(names []string) error {
 		}
 	}
 	return nil
+}
+
+// liveSummary prints, for live runs, what the table does not show: the
+// rates, drops and lateness of the sender, latency beside service time,
+// and what the harness itself costs.
+func (e *env) liveSummary(runs []bench.Run) {
+	ns := func(v int64) time.Duration { // three or four significant digits
+		d := time.Duration(v)
+		switch {
+		case d >= time.Second:
+			return d.Round(time.Millisecond)
+		case d >= time.Millisecond:
+			return d.Round(time.Microsecond)
+		case d >= time.Microsecond:
+			return d.Round(10 * time.Nanosecond)
+		}
+		return d
+	}
+	var cal *bench.Calibration
+	for _, r := range runs {
+		l := r.Live
+		if l == nil {
+			continue
+		}
+		cal = l.Calibration
+		fmt.Fprintf(e.stdout, "%s: sent %.0f/s of %.0f/s offered, %d dropped, %.2f%% late; latency p50 %v p99 %v; service p50 %v p99 %v\n",
+			r.Algorithm, l.AchievedRatePerS, l.OfferedRatePerS, l.Dropped, l.LatePct,
+			ns(r.Latency.P50), ns(r.Latency.P99), ns(l.Service.P50), ns(l.Service.P99))
+	}
+	if cal != nil {
+		fmt.Fprintf(e.stdout, "harness: %.0fns per decision (median; mean %.0fns); a no-op limiter's latency p50 %v p99 %v, service p50 %v\n",
+			cal.OverheadNS, cal.OverheadMeanNS, ns(cal.Latency.P50), ns(cal.Latency.P99), ns(cal.Service.P50))
+	}
 }

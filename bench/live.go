@@ -1,0 +1,286 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/ratebench/ratebench/algorithms"
+)
+
+// Defaults of LiveConfig.
+const (
+	// DefaultMaxInFlight is the default cap on arrivals sent and not yet
+	// done.
+	DefaultMaxInFlight = 10000
+	// DefaultLateAfter is how late after its intended instant a call may
+	// start before the arrival counts as late: 1ms, well above what the
+	// scheduler's handoff costs (microseconds) and well below a window.
+	DefaultLateAfter = time.Millisecond
+	// DefaultCalibration caps the part of the schedule the no-op pass
+	// replays.
+	DefaultCalibration = 5 * time.Second
+	// MaxWorkers bounds LiveConfig.Workers: each worker holds three
+	// histograms of about 270 KB.
+	MaxWorkers = 1024
+	// LateShareWarn is the share of late arrivals above which a run is
+	// flagged: the machine, not the limiter, was then the bottleneck.
+	LateShareWarn = 0.05
+)
+
+// DefaultWorkers is the default number of live workers: 4 per P.
+func DefaultWorkers() int { return 4 * runtime.GOMAXPROCS(0) }
+
+// LiveConfig configures Live: an engine Config plus how arrivals are sent.
+// Zero fields take the defaults documented on each; negative ones are
+// errors unless said otherwise. It is a plain value.
+type LiveConfig struct {
+	Config
+	// Workers is how many goroutines call the limiters, at most
+	// MaxWorkers; 0 means DefaultWorkers(). A shaper's wait does not hold
+	// a worker: each worker keeps its own timer over its waiting requests.
+	Workers int
+	// MaxInFlight caps the arrivals sent and not yet done (queued for a
+	// worker, inside Allow, or waiting out a shaper's delay): an arrival
+	// due while the cap is reached is dropped and counted, never sent
+	// late. Whatever the cap, at most 65,536 wait for a worker. 0 means
+	// DefaultMaxInFlight.
+	MaxInFlight int
+	// LateAfter is the lateness (call start minus intended instant) above
+	// which an arrival counts as late; 0 means DefaultLateAfter.
+	LateAfter time.Duration
+	// Calibration is how much of the schedule the no-op pass replays
+	// after the targets: 0 means the workload's duration, at most
+	// DefaultCalibration; negative means no calibration.
+	Calibration time.Duration
+	// Drain bounds how long after the last arrival a pass still waits
+	// for shapers' delays; requests still waiting then are counted as
+	// unserved. 0 means the longest delay a leaky-queue gives (B*W/L)
+	// plus 100ms, at least 1s and at most 1 minute.
+	Drain time.Duration
+}
+
+// resolve validates c and applies the defaults.
+func (c LiveConfig) resolve() (LiveConfig, error) {
+	p, err := c.Policy.Validate()
+	if err != nil {
+		return c, fmt.Errorf("bench: %w", err)
+	}
+	c.Policy = p
+	switch {
+	case c.Workers < 0 || c.Workers > MaxWorkers:
+		return c, fmt.Errorf("bench: live: Workers %d must be in [1, %d] (0 for the default)", c.Workers, MaxWorkers)
+	case c.MaxInFlight < 0:
+		return c, fmt.Errorf("bench: live: MaxInFlight %d must be >= 1 (0 for the default)", c.MaxInFlight)
+	case c.LateAfter < 0:
+		return c, fmt.Errorf("bench: live: LateAfter %v must be >= 0", c.LateAfter)
+	case c.Drain < 0:
+		return c, fmt.Errorf("bench: live: Drain %v must be >= 0", c.Drain)
+	}
+	if c.Workers == 0 {
+		c.Workers = min(DefaultWorkers(), MaxWorkers)
+	}
+	if c.MaxInFlight == 0 {
+		c.MaxInFlight = DefaultMaxInFlight
+	}
+	if c.LateAfter == 0 {
+		c.LateAfter = DefaultLateAfter
+	}
+	if c.Calibration == 0 {
+		c.Calibration = DefaultCalibration
+		if d := c.Workload.Duration; d > 0 {
+			c.Calibration = min(d, DefaultCalibration)
+		}
+	}
+	if c.Drain == 0 {
+		longest := float64(p.Burst) * float64(p.Window) / float64(p.Limit)
+		c.Drain = time.Duration(min(max(longest+100e6, 1e9), 60e9))
+	}
+	return c, nil
+}
+
+// LiveStats are the measures only the live engine makes, in Run.Live.
+// Times are in ns since the pass's start or, for percentiles, durations in
+// ns. Every percentile set counts each request offered to the limiter once.
+type LiveStats struct {
+	Workers     int   `json:"workers"`
+	MaxInFlight int   `json:"max_inflight"`
+	LateAfterNS int64 `json:"late_after_ns"`
+	// Scheduled is the arrivals whose intended instant the pass reached:
+	// Offered (sent to the limiter) plus Dropped (at the in-flight cap).
+	// Arrivals still queued when a pass is interrupted are in neither.
+	Scheduled int64 `json:"scheduled"`
+	Dropped   int64 `json:"dropped"`
+	// OfferedRatePerS is Scheduled over the intended span (the workload's
+	// duration, or up to the interrupt); AchievedRatePerS is Offered over
+	// the span it really took to send them (at least the intended span).
+	OfferedRatePerS  float64 `json:"offered_rate_per_s"`
+	AchievedRatePerS float64 `json:"achieved_rate_per_s"`
+	// SpanNS is the intended span: the workload's duration, or up to the
+	// interrupt. WallNS is the pass's wall time, drain included.
+	SpanNS int64 `json:"span_ns"`
+	WallNS int64 `json:"wall_ns"`
+	// Late is how many calls started more than LateAfterNS after their
+	// intended instant; LatePct the same in percent of Offered.
+	Late    int64   `json:"late"`
+	LatePct float64 `json:"late_pct"`
+	// Service is done minus actual start of the call (for shapers,
+	// including the wait); Lateness is actual start minus intended
+	// instant: the sender's own delay. Run.Latency is done minus intended.
+	Service     *Percentiles `json:"service_ns"`
+	ServiceHDR  string       `json:"service_hdr,omitempty"`
+	Lateness    *Percentiles `json:"lateness_ns"`
+	LatenessHDR string       `json:"lateness_hdr,omitempty"`
+	// QueueDelay is, for shapers, the Decision.Delay they gave admitted
+	// requests (what the sim engine reports as latency).
+	QueueDelay *Percentiles `json:"queue_delay_ns,omitempty"`
+	// Unserved counts shaper waits not awaited because the pass ended
+	// (Drain) or was interrupted; their latency is the promised one.
+	Unserved int64 `json:"unserved,omitempty"`
+	// Abandoned counts workers still inside Allow half a second after an
+	// interrupt, given up on: their decisions and measures are missing.
+	Abandoned int `json:"abandoned_workers,omitempty"`
+	// Reordered counts decisions the collector got after a later one
+	// (a harness fault: 0 is expected).
+	Reordered int64 `json:"reordered,omitempty"`
+	// HarnessOverheadNS is Calibration.OverheadNS (the median harness
+	// cost per decision), here for the table.
+	HarnessOverheadNS float64      `json:"harness_overhead_ns,omitempty"`
+	Calibration       *Calibration `json:"calibration,omitempty"`
+
+	overhead     *Percentiles // of the calibration pass
+	overheadMean float64
+}
+
+// Calibration is what the harness itself costs, measured by running a
+// no-op limiter (admits everything, at once) on the same schedule. The
+// same for every run of one Live call.
+type Calibration struct {
+	// DurationNS is how much of the schedule the no-op pass replayed.
+	DurationNS int64 `json:"duration_ns"`
+	// OverheadNS is the median time per decision a worker spends around
+	// the limiter's Allow: its two clock reads, the record of the
+	// decision and its counters (measured from the first clock read to a
+	// third one after the bookkeeping), plus its share of the time spent
+	// recording the three histograms, which a worker does in batches.
+	// OverheadMeanNS is the same with the mean, pulled up by the rare
+	// decisions during which the worker was descheduled; Overhead the
+	// distribution of the per-decision part.
+	OverheadNS     float64      `json:"overhead_ns"`
+	OverheadMeanNS float64      `json:"overhead_mean_ns"`
+	Overhead       *Percentiles `json:"overhead_dist_ns"`
+	// Latency, Service and Lateness are the no-op's: the floor under any
+	// limiter's figures on this machine and schedule.
+	Latency          *Percentiles `json:"latency_ns"`
+	Service          *Percentiles `json:"service_ns"`
+	Lateness         *Percentiles `json:"lateness_ns"`
+	AchievedRatePerS float64      `json:"achieved_rate_per_s"`
+	LatePct          float64      `json:"late_pct"`
+}
+
+// Live runs every target over the workload in real time, one pass per
+// target, then (unless cfg.Calibration < 0) a no-op pass whose costs go in
+// every run's Live.Calibration. It is open loop: a scheduler sends each
+// arrival when the wall clock since the pass's start reaches its instant,
+// whatever the limiter is doing; cfg.Workers goroutines call the limiter
+// with now = the real time elapsed since the start. Latency is measured
+// from the intended instant (free of coordinated omission), shapers really
+// wait their delays, and arrivals due while cfg.MaxInFlight are in flight
+// are dropped and counted. Runs are in target order, with the counts,
+// series and span measures of the sim engine (on real decision instants)
+// plus Run.Live. When ctx is cancelled the current pass stops within about
+// half a second and Live returns the runs measured so far (the current
+// one cut short) with ctx's error.
+func Live(ctx context.Context, cfg LiveConfig, targets []Target) ([]Run, error) {
+	cfg, err := cfg.resolve()
+	if err != nil {
+		return nil, err
+	}
+	runs := make([]Run, 0, len(targets))
+	for _, t := range targets {
+		run, err := livePassRun(ctx, cfg, t, false)
+		if run != nil {
+			runs = append(runs, *run)
+		}
+		if err != nil {
+			return runs, err
+		}
+	}
+	if cfg.Calibration < 0 || len(runs) == 0 {
+		return runs, nil
+	}
+	run, err := livePassRun(ctx, cfg, noopTarget(), true)
+	if run != nil && run.Offered > 0 {
+		cal := calibrationOf(run)
+		for i := range runs {
+			runs[i].Live.Calibration = cal
+			runs[i].Live.HarnessOverheadNS = cal.OverheadNS
+		}
+	}
+	return runs, err
+}
+
+// noop admits everything at once: the calibration limiter.
+type noop struct{}
+
+func (noop) Allow(time.Duration, string, int64) (algorithms.Decision, error) {
+	return algorithms.Decision{Allowed: true}, nil
+}
+
+func noopTarget() Target {
+	return Target{Name: "calibration", Backend: "memory", New: func() (algorithms.Limiter, error) { return noop{}, nil }}
+}
+
+func calibrationOf(run *Run) *Calibration {
+	l := run.Live
+	return &Calibration{
+		DurationNS: l.SpanNS, OverheadNS: l.HarnessOverheadNS, OverheadMeanNS: l.overheadMean, Overhead: l.overhead,
+		Latency: run.Latency, Service: l.Service, Lateness: l.Lateness,
+		AchievedRatePerS: l.AchievedRatePerS, LatePct: l.LatePct,
+	}
+}
+
+// LiveWarnings returns, for the runs of a live result, one line per thing
+// that makes a figure doubtful: a sender late for more than LateShareWarn
+// of the arrivals (the machine, not the limiter, was the bottleneck),
+// arrivals dropped at the in-flight cap, workers abandoned after an
+// interrupt, shaper waits not awaited, and a late calibration. Nil when
+// all is well or the runs are not live.
+func LiveWarnings(runs []Run) []string {
+	var ws []string
+	var cal *Calibration
+	for _, r := range runs {
+		l := r.Live
+		if l == nil {
+			continue
+		}
+		if l.Calibration != nil {
+			cal = l.Calibration
+		}
+		if l.LatePct > 100*LateShareWarn {
+			p99 := time.Duration(0)
+			if l.Lateness != nil {
+				p99 = time.Duration(l.Lateness.P99)
+			}
+			ws = append(ws, fmt.Sprintf("%s: the sender started %.1f%% of calls more than %v late (lateness p99 %v): the machine, not the limiter, was the bottleneck; try fewer algorithms at once, a lower -rate or more -workers",
+				r.Algorithm, l.LatePct, time.Duration(l.LateAfterNS), p99))
+		}
+		if l.Dropped > 0 {
+			ws = append(ws, fmt.Sprintf("%s: %d of %d arrivals (%.2f%%) dropped at -max-inflight %d",
+				r.Algorithm, l.Dropped, l.Scheduled, 100*float64(l.Dropped)/float64(max(l.Scheduled, 1)), l.MaxInFlight))
+		}
+		if l.Abandoned > 0 {
+			ws = append(ws, fmt.Sprintf("%s: %d workers were still inside the limiter after the interrupt and were abandoned; their decisions are missing",
+				r.Algorithm, l.Abandoned))
+		}
+		if l.Unserved > 0 {
+			ws = append(ws, fmt.Sprintf("%s: %d shaper waits were still pending when the pass ended and were not awaited; their latency is the promised one",
+				r.Algorithm, l.Unserved))
+		}
+	}
+	if cal != nil && cal.LatePct > 100*LateShareWarn {
+		ws = append(ws, fmt.Sprintf("calibration: even a no-op limiter was started late for %.1f%% of calls: this machine cannot hold the schedule", cal.LatePct))
+	}
+	return ws
+}

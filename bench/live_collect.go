@@ -1,0 +1,167 @@
+package bench
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/workload"
+)
+
+// collectEvery is how often the collector moves decisions into the
+// Recorder; barEvery how often (in collector steps) it updates the bar.
+const (
+	collectEvery = 10 * time.Millisecond
+	barEvery     = 10
+)
+
+// liveCollector feeds the workers' decisions to one Recorder in instant
+// order, as it needs. Each worker's chunks are in order; a decision is fed
+// once no worker can still hand over an earlier one: its instant is at
+// most every worker's floor and the clock read before the floors (a call
+// not yet started will read the clock later). Memory is thus bounded by
+// the decisions of about chunkSize per worker or flushAge, whichever
+// comes first. Owned by one goroutine at a time.
+type liveCollector struct {
+	p        *livePass
+	rec      *Recorder
+	ref      algorithms.Limiter
+	refErr   error
+	failOpen bool
+	falseAdm int64
+	falseRej int64
+	queues   [][]liveRec
+	heads    []int
+	scratch  []liveRec
+	last     int64
+	// reordered counts decisions that came after a later one was fed
+	// (their instant is then raised); it stays 0 unless the floors lie.
+	reordered int64
+}
+
+func newLiveCollector(p *livePass, rec *Recorder, ref algorithms.Limiter) *liveCollector {
+	return &liveCollector{
+		p: p, rec: rec, ref: ref, failOpen: p.target.FailOpen,
+		queues: make([][]liveRec, len(p.workers)), heads: make([]int, len(p.workers)),
+	}
+}
+
+// loop steps every collectEvery until stop is closed.
+func (c *liveCollector) loop(stop <-chan struct{}, done chan<- struct{}, bar Bar) {
+	defer close(done)
+	tick := time.NewTicker(collectEvery)
+	defer tick.Stop()
+	for i := 1; ; i++ {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
+		now := c.step()
+		if i%barEvery == 0 {
+			bar.Update(now, c.rec.run.Offered, c.rec.run.Admitted)
+		}
+	}
+}
+
+// step feeds what is safe to feed and kicks workers idle with an old
+// buffer. The order matters: clock, then floors, then chunks.
+func (c *liveCollector) step() int64 {
+	now := int64(c.p.elapsed())
+	low := now
+	for _, w := range c.p.workers {
+		f := w.floor.Load()
+		low = min(low, f)
+		if f != idleFloor && now-f > int64(flushAge) {
+			select {
+			case w.kick <- struct{}{}:
+			default:
+			}
+		}
+	}
+	c.receive(nil)
+	c.emit(low)
+	return now
+}
+
+// receive takes every chunk handed over, from the workers in keep (all
+// when keep is nil), and recycles the chunks.
+func (c *liveCollector) receive(keep []bool) {
+	for {
+		select {
+		case ch := <-c.p.chunks:
+			if keep == nil || keep[ch.worker] {
+				c.queues[ch.worker] = append(c.queues[ch.worker], ch.recs...)
+			}
+			clear(ch.recs)
+			select {
+			case c.p.free <- ch.recs[:0]:
+			default:
+			}
+		default:
+			return
+		}
+	}
+}
+
+// emit feeds, in instant order, the queued decisions at or before low.
+func (c *liveCollector) emit(low int64) {
+	s := c.scratch[:0]
+	for i, q := range c.queues {
+		h := c.heads[i]
+		n := h
+		if low == math.MaxInt64 {
+			n = len(q)
+		}
+		for n < len(q) && q[n].at <= low {
+			n++
+		}
+		s = append(s, q[h:n]...)
+		switch {
+		case n == len(q):
+			clear(q)
+			c.queues[i], c.heads[i] = q[:0], 0
+		case n > len(q)/2:
+			m := copy(q, q[n:])
+			clear(q[m:])
+			c.queues[i], c.heads[i] = q[:m], 0
+		default:
+			c.heads[i] = n
+		}
+	}
+	slices.SortStableFunc(s, func(a, b liveRec) int { return cmp.Compare(a.at, b.at) })
+	for i := range s {
+		c.add(&s[i])
+	}
+	clear(s)
+	c.scratch = s[:0]
+}
+
+// add feeds one decision to the Recorder and the reference.
+func (c *liveCollector) add(r *liveRec) {
+	at := r.at
+	if at < c.last {
+		c.reordered++
+		at = c.last
+	}
+	c.last = at
+	a := workload.Arrival{At: time.Duration(at), Key: r.key, Cost: r.cost}
+	c.rec.Add(a, algorithms.Decision{Allowed: r.allowed, Delay: time.Duration(r.delay)}, r.err)
+	if c.ref == nil || c.refErr != nil {
+		return
+	}
+	want, err := c.ref.Allow(a.At, a.Key, a.Cost)
+	if err != nil {
+		c.refErr = err
+		return
+	}
+	if allowed := r.allowed && r.err == nil || r.err != nil && c.failOpen; allowed != want.Allowed {
+		if allowed {
+			c.falseAdm++
+		} else {
+			c.falseRej++
+		}
+	}
+}

@@ -1,0 +1,95 @@
+package bench
+
+import (
+	"testing"
+	"time"
+
+	"github.com/ratebench/ratebench/algorithms"
+)
+
+// BenchmarkLiveDecision is one worker's hot path for one arrival: two clock
+// reads around Allow, the decision's record, three histogram records and
+// the counters; no scheduler, no handoff. algo=no-op is what the
+// calibration pass calls the harness overhead (less its third clock read).
+func BenchmarkLiveDecision(b *testing.B) {
+	p := algorithms.Policy{Limit: 1000, Window: time.Second}
+	for _, tc := range []struct {
+		name string
+		t    Target
+	}{
+		{"no-op", noopTarget()},
+		{"gcra", Target{Name: "gcra", New: func() (algorithms.Limiter, error) { return algorithms.NewGCRA(p) }}},
+	} {
+		b.Run("algo="+tc.name, func(b *testing.B) {
+			lims, err := replicas(tc.t)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cfg, err := LiveConfig{Config: Config{Policy: p}, Workers: 1}.resolve()
+			if err != nil {
+				b.Fatal(err)
+			}
+			pass := newLivePass(cfg, tc.t, lims, false)
+			w := pass.workers[0]
+			stop := make(chan struct{})
+			defer close(stop)
+			go func() { // the collector's part: take the chunks back
+				for {
+					select {
+					case ch := <-pass.chunks:
+						select {
+						case pass.free <- ch.recs[:0]:
+						default:
+						}
+					case <-stop:
+						return
+					}
+				}
+			}()
+			pass.start = time.Now()
+			b.ReportAllocs()
+			for b.Loop() {
+				now := pass.elapsed()
+				w.do(liveJob{at: now - time.Microsecond, sent: now, key: "k", cost: 1})
+			}
+		})
+	}
+}
+
+// TestCollectorOrder: decisions handed over in chunks by several workers,
+// each in order, reach the recorder in instant order, and none is held
+// back past the floors.
+func TestCollectorOrder(t *testing.T) {
+	p := algorithms.Policy{Limit: 1000, Window: time.Second}
+	cfg, err := LiveConfig{Config: Config{Policy: p}, Workers: 3}.resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := noopTarget()
+	pass := newLivePass(cfg, target, []algorithms.Limiter{noop{}}, false)
+	c := newLiveCollector(pass, NewRecorder(target, p, int64(time.Millisecond)), nil)
+	send := func(worker int, ats ...int64) {
+		recs := make([]liveRec, len(ats))
+		for i, at := range ats {
+			recs[i] = liveRec{at: at, key: "k", cost: 1, allowed: true}
+		}
+		pass.chunks <- liveChunk{worker: worker, recs: recs}
+	}
+	for _, w := range pass.workers {
+		w.floor.Store(idleFloor)
+	}
+	send(0, 10, 20, 30)
+	send(1, 15, 25)
+	pass.workers[2].floor.Store(22) // worker 2 holds a decision at 22 or later
+	c.receive(nil)
+	c.emit(22)
+	if got := c.rec.run.Offered; got != 3 {
+		t.Fatalf("fed %d decisions below the floor 22, want 3 (10, 15, 20)", got)
+	}
+	send(2, 22, 40)
+	c.receive(nil)
+	c.emit(1 << 62)
+	if c.rec.run.Offered != 7 || c.reordered != 0 || c.last != 40 {
+		t.Fatalf("fed %d, reordered %d, last %d; want 7, 0, 40", c.rec.run.Offered, c.reordered, c.last)
+	}
+}

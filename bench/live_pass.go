@@ -1,0 +1,246 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync/atomic"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/workload"
+)
+
+// stopGrace is how long an interrupted pass waits for workers still inside
+// Allow before it abandons them (their counts are then lost). maxQueued
+// bounds the arrivals waiting for a worker (the jobs channel's buffer),
+// whatever MaxInFlight.
+const (
+	stopGrace = 500 * time.Millisecond
+	maxQueued = 1 << 16
+)
+
+// livePass is one target's run in real time: a scheduler (the caller's
+// goroutine), the workers and a collector.
+type livePass struct {
+	cfg       LiveConfig
+	target    Target
+	lims      []algorithms.Limiter
+	calibrate bool
+	start     time.Time
+	workers   []*liveWorker
+	jobs      chan liveJob
+	chunks    chan liveChunk
+	free      chan []liveRec
+	results   chan *workerResult
+	stopCh    chan struct{} // closed when the pass is interrupted
+	abandon   chan struct{} // closed when the pass gives up on stuck workers
+	stopping  atomic.Bool
+	drainEnd  atomic.Int64 // clock after which shaper delays are not awaited
+}
+
+// elapsed is the pass's clock: real time since its start. With the HTTP
+// adapter, the only clock ratebench reads.
+func (p *livePass) elapsed() time.Duration { return time.Since(p.start) }
+
+func (p *livePass) getBuf() []liveRec {
+	select {
+	case b := <-p.free:
+		return b
+	default:
+		return make([]liveRec, 0, chunkSize)
+	}
+}
+
+func newLivePass(cfg LiveConfig, t Target, lims []algorithms.Limiter, calibrate bool) *livePass {
+	n := cfg.Workers
+	p := &livePass{
+		cfg: cfg, target: t, lims: lims, calibrate: calibrate,
+		jobs:    make(chan liveJob, min(cfg.MaxInFlight, maxQueued)),
+		chunks:  make(chan liveChunk, 64*n+1024),
+		free:    make(chan []liveRec, 4*n+64),
+		results: make(chan *workerResult, n),
+		stopCh:  make(chan struct{}),
+		abandon: make(chan struct{}),
+	}
+	p.drainEnd.Store(math.MaxInt64)
+	p.workers = make([]*liveWorker, n)
+	for i := range p.workers {
+		p.workers[i] = newLiveWorker(p, i)
+	}
+	return p
+}
+
+// livePassRun drives one target (or, with calibrate, the no-op) over the
+// schedule: the whole workload, or its first cfg.Calibration.
+func livePassRun(ctx context.Context, cfg LiveConfig, t Target, calibrate bool) (*Run, error) {
+	lims, err := replicas(t)
+	if err != nil {
+		return nil, err
+	}
+	stream, err := workload.New(cfg.Workload)
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	defer closeStream(stream)
+	var ref algorithms.Limiter
+	if cfg.Reference != nil && !calibrate {
+		if ref, err = cfg.Reference(); err != nil {
+			return nil, fmt.Errorf("bench: reference: %w", err)
+		}
+	}
+	until, total := time.Duration(math.MaxInt64), cfg.Workload.Duration
+	if calibrate {
+		until, total = cfg.Calibration, cfg.Calibration
+	}
+	p := newLivePass(cfg, t, lims, calibrate)
+	coll := newLiveCollector(p, NewRecorder(t, cfg.Policy, cfg.bin()), ref)
+	bar := startBar(cfg.Progress, t.Name, int64(total))
+	s, results := p.drive(ctx, coll, stream, until, bar)
+	wall := p.elapsed()
+	bar.Done(s.interrupted)
+
+	span := total
+	switch {
+	case s.interrupted && total > 0:
+		span = min(s.end, total)
+	case s.interrupted:
+		span = s.end
+	case total <= 0: // a whole replay trace
+		span = s.lastAt + 1
+	}
+	if ref != nil {
+		coll.rec.Disagree(coll.falseAdm, coll.falseRej)
+	}
+	run := coll.rec.Finish(cfg.Policy, int64(max(span, 1)))
+	liveMeasures(&run, cfg, s, results, span, wall)
+	run.Live.Reordered = coll.reordered
+	switch {
+	case s.err != nil:
+		return &run, fmt.Errorf("bench: %w", s.err)
+	case coll.refErr != nil:
+		return &run, fmt.Errorf("bench: reference: %w", coll.refErr)
+	case s.interrupted:
+		return &run, ctx.Err()
+	}
+	return &run, nil
+}
+
+// drive starts the workers and the collector, schedules the arrivals,
+// then stops everything in order and hands the collector's state back to
+// the caller's goroutine, all decisions fed.
+func (p *livePass) drive(ctx context.Context, coll *liveCollector, stream workload.Stream, until time.Duration, bar Bar) (schedule, []*workerResult) {
+	stopColl, collDone := make(chan struct{}), make(chan struct{})
+	p.start = time.Now()
+	for _, w := range p.workers {
+		go w.run()
+	}
+	go coll.loop(stopColl, collDone, bar)
+	s := p.schedule(ctx, stream, until)
+	if s.interrupted {
+		p.stop()
+	}
+	p.drainEnd.Store(int64(s.end + p.cfg.Drain))
+	close(p.jobs)
+	results, reported := p.wait(ctx)
+	s.interrupted = p.stopping.Load() // also when interrupted during the drain
+	close(stopColl)
+	<-collDone
+	coll.receive(reported)
+	coll.emit(math.MaxInt64)
+	return s, results
+}
+
+// stop makes the workers drop what is queued and stop waiting out shaper
+// delays.
+func (p *livePass) stop() {
+	if !p.stopping.Swap(true) {
+		close(p.stopCh)
+	}
+}
+
+// wait collects the workers' results. Once the pass is interrupted (before
+// or while waiting), it gives up on workers still busy after stopGrace.
+// reported[i] says whether worker i reported.
+func (p *livePass) wait(ctx context.Context) ([]*workerResult, []bool) {
+	results := make([]*workerResult, 0, len(p.workers))
+	reported := make([]bool, len(p.workers))
+	done := ctx.Done()
+	var grace <-chan time.Time
+	if p.stopping.Load() {
+		done, grace = nil, time.After(stopGrace)
+	}
+	for len(results) < len(p.workers) {
+		select {
+		case r := <-p.results:
+			results = append(results, r)
+			reported[r.id] = true
+		case <-done:
+			p.stop()
+			done, grace = nil, time.After(stopGrace)
+		case <-grace:
+			close(p.abandon)
+			return results, reported
+		}
+	}
+	return results, reported
+}
+
+// liveMeasures merges the workers' histograms into run and fills run.Live.
+func liveMeasures(run *Run, cfg LiveConfig, s schedule, results []*workerResult, span, wall time.Duration) {
+	lat, svc, late := NewHistogram(), NewHistogram(), NewHistogram()
+	l := &LiveStats{
+		Workers: cfg.Workers, MaxInFlight: cfg.MaxInFlight, LateAfterNS: int64(cfg.LateAfter),
+		Dropped: s.dropped, Scheduled: run.Offered + s.dropped, SpanNS: int64(span), WallNS: int64(wall),
+	}
+	var overhead, batches *hdrhistogram.Histogram
+	var lastStart time.Duration
+	l.Abandoned = cfg.Workers - len(results)
+	for _, r := range results {
+		mergeInto(lat, r.lat)
+		mergeInto(svc, r.svc)
+		mergeInto(late, r.late)
+		if r.overhead != nil {
+			if overhead == nil {
+				overhead, batches = NewHistogram(), NewHistogram()
+			}
+			mergeInto(overhead, r.overhead)
+			mergeInto(batches, r.batches)
+		}
+		l.Late += r.lateCount
+		l.Unserved += r.unserved
+		lastStart = max(lastStart, r.lastStart)
+	}
+	if run.Latency != nil {
+		l.QueueDelay = run.Latency // a shaper's delays, from the Recorder
+	}
+	run.Latency, run.LatencyHDR = PercentilesOf(lat), EncodeHistogram(lat)
+	l.Service, l.ServiceHDR = PercentilesOf(svc), EncodeHistogram(svc)
+	l.Lateness, l.LatenessHDR = PercentilesOf(late), EncodeHistogram(late)
+	if run.Offered > 0 {
+		l.LatePct = 100 * float64(l.Late) / float64(run.Offered)
+	}
+	secs := max(span, 1).Seconds()
+	l.OfferedRatePerS = float64(l.Scheduled) / secs
+	l.AchievedRatePerS = float64(run.Offered) / max(span, lastStart, 1).Seconds()
+	if overhead != nil && overhead.TotalCount() > 0 {
+		// Each decision's own part, plus its share of a batch of
+		// histogram records.
+		var median, mean float64
+		if batches.TotalCount() > 0 {
+			median = float64(batches.ValueAtQuantile(50)) / measureBatch
+			mean = batches.Mean() / measureBatch
+		}
+		l.overhead = PercentilesOf(overhead)
+		l.HarnessOverheadNS, l.overheadMean = float64(l.overhead.P50)+median, overhead.Mean()+mean
+	}
+	run.Live = l
+}
+
+// mergeInto adds src to dst; both have the bounds of NewHistogram, so
+// nothing is dropped.
+func mergeInto(dst, src *hdrhistogram.Histogram) {
+	_ = dst.Merge(src)
+}

@@ -1,0 +1,327 @@
+package bench
+
+import (
+	"math"
+	"sync/atomic"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// A worker hands its decisions to the collector in chunks of chunkSize, or
+// sooner, when it goes idle with a chunk older than flushAge. It records
+// its measures into its histograms measureBatch at a time: a decision
+// then touches one cache line for them instead of the three histograms'.
+const (
+	chunkSize    = 128
+	flushAge     = 25 * time.Millisecond
+	measureBatch = 64
+	// idleFloor is the floor of a worker with nothing buffered and no
+	// call in progress.
+	idleFloor = math.MaxInt64
+)
+
+// liveRec is one decision as the collector feeds it to the Recorder.
+type liveRec struct {
+	at      int64 // the instant passed to Allow
+	key     string
+	cost    int64
+	delay   int64
+	allowed bool
+	err     error
+}
+
+// liveChunk is a run of one worker's decisions, in instant order.
+type liveChunk struct {
+	worker int
+	recs   []liveRec
+}
+
+// measure is what one request adds to a worker's histograms; -1 where it
+// adds nothing (a shaper's request is late when decided, done when served).
+type measure struct {
+	lat, svc, late int64
+}
+
+// waiting is an admitted shaper request waiting out its delay.
+type waiting struct {
+	due, at, start time.Duration
+}
+
+// workerResult is what a worker measured, handed over when it ends.
+type workerResult struct {
+	id              int
+	lat, svc, late  *hdrhistogram.Histogram
+	overhead        *hdrhistogram.Histogram // calibration only: per decision, batches aside
+	batches         *hdrhistogram.Histogram // calibration only: per full batch
+	lateCount       int64
+	unserved        int64
+	lastStart       time.Duration
+	discardedAtStop int64
+}
+
+// liveWorker calls the limiters for the jobs it takes. Its histograms and
+// buffer are its own; floor and completed are read by the collector and
+// the scheduler. Not safe for concurrent use apart from those two.
+type liveWorker struct {
+	_ [64]byte
+	// floor is a lower bound of the instant of any decision of this
+	// worker not yet handed to the collector: the sent time of the job
+	// that started the current buffer, or idleFloor.
+	floor     atomic.Int64
+	completed atomic.Int64
+	_         [48]byte
+
+	p       *livePass
+	id      int
+	kick    chan struct{}
+	buf     []liveRec
+	n       int64
+	lastNow time.Duration
+	pending []waiting // min-heap on due
+	timer   *time.Timer
+	meas    [measureBatch]measure
+	nmeas   int
+	res     workerResult
+}
+
+func newLiveWorker(p *livePass, id int) *liveWorker {
+	w := &liveWorker{p: p, id: id, kick: make(chan struct{}, 1), buf: p.getBuf()}
+	w.floor.Store(idleFloor)
+	w.res = workerResult{id: id, lat: NewHistogram(), svc: NewHistogram(), late: NewHistogram()}
+	if p.calibrate {
+		w.res.overhead, w.res.batches = NewHistogram(), NewHistogram()
+	}
+	if p.target.Shaper {
+		w.timer = time.NewTimer(time.Hour)
+		w.timer.Stop()
+	}
+	return w
+}
+
+// run takes jobs until the scheduler closes the channel, then waits out
+// the shaper delays still pending, hands its last decisions over and
+// reports.
+func (w *liveWorker) run() {
+	for {
+		j, ok := w.next()
+		if !ok {
+			break
+		}
+		if w.p.stopping.Load() {
+			w.res.discardedAtStop++
+			continue
+		}
+		w.do(j)
+	}
+	w.drain()
+	w.flush()
+	w.record()
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	w.p.results <- &w.res
+}
+
+// do decides one job. The hot path: two clock reads around Allow, then
+// the bookkeeping.
+func (w *liveWorker) do(j liveJob) {
+	p := w.p
+	if len(w.buf) == 0 {
+		w.floor.Store(int64(j.sent))
+	}
+	start := p.elapsed()
+	d, err := p.lims[j.replica].Allow(start, j.key, j.cost)
+	wait := p.target.Shaper && d.Delay > 0 && d.Allowed && err == nil
+	var done time.Duration
+	if !wait {
+		done = p.elapsed()
+	}
+	w.buf = append(w.buf, liveRec{at: int64(start), key: j.key, cost: j.cost, delay: int64(d.Delay), allowed: d.Allowed, err: err})
+	late := max(start-j.at, 0) // >= 0: the scheduler sends at or after the intended instant
+	if late > p.cfg.LateAfter {
+		w.res.lateCount++
+	}
+	w.res.lastStart = start
+	if wait {
+		w.push(waiting{due: start + d.Delay, at: j.at, start: start})
+		w.note(measure{lat: -1, svc: -1, late: int64(late)})
+	} else {
+		w.finish(j.at, start, done, late)
+	}
+	if len(w.buf) == cap(w.buf) {
+		w.flush()
+	}
+	if p.calibrate {
+		_ = w.res.overhead.RecordValue(int64(p.elapsed() - start))
+	}
+}
+
+// finish notes a request done at done; late is -1 for a shaper's request,
+// whose lateness was noted when it was decided.
+func (w *liveWorker) finish(at, start, done, late time.Duration) {
+	w.note(measure{lat: int64(done - at), svc: int64(done - start), late: int64(late)})
+	w.lastNow = done
+	w.n++
+	w.completed.Store(w.n)
+}
+
+// note keeps m for the next batch.
+func (w *liveWorker) note(m measure) {
+	w.meas[w.nmeas] = m
+	if w.nmeas++; w.nmeas == len(w.meas) {
+		w.record()
+	}
+}
+
+// record adds the noted measures to the histograms (timed in the
+// calibration pass, as part of the harness's overhead).
+func (w *liveWorker) record() {
+	var t0 time.Duration
+	if w.p.calibrate {
+		t0 = w.p.elapsed()
+	}
+	for _, m := range w.meas[:w.nmeas] {
+		if m.lat >= 0 {
+			_ = w.res.lat.RecordValue(min(m.lat, histHighest))
+			_ = w.res.svc.RecordValue(min(m.svc, histHighest))
+		}
+		if m.late >= 0 {
+			_ = w.res.late.RecordValue(min(m.late, histHighest))
+		}
+	}
+	if w.p.calibrate && w.nmeas == len(w.meas) {
+		_ = w.res.batches.RecordValue(int64(w.p.elapsed() - t0))
+	}
+	w.nmeas = 0
+}
+
+// next returns the next job, serving due shaper requests meanwhile; false
+// when the scheduler is done.
+func (w *liveWorker) next() (liveJob, bool) {
+	jobs := w.p.jobs
+	for {
+		if len(w.pending) > 0 {
+			w.serveDue()
+		}
+		select {
+		case j, ok := <-jobs:
+			return j, ok
+		default:
+		}
+		w.idle()
+		var due <-chan time.Time
+		if len(w.pending) > 0 {
+			w.timer.Reset(w.pending[0].due - w.lastNow)
+			due = w.timer.C
+		}
+		select {
+		case j, ok := <-jobs:
+			if due != nil {
+				w.timer.Stop()
+			}
+			return j, ok
+		case <-w.kick:
+			if len(w.buf) > 0 {
+				w.flush()
+			}
+			w.floor.Store(idleFloor)
+		case <-due:
+		}
+	}
+}
+
+// idle is called before blocking: hand over an old buffer, and say that
+// nothing is in progress when nothing is buffered.
+func (w *liveWorker) idle() {
+	if len(w.buf) > 0 && w.lastNow-time.Duration(w.buf[0].at) > flushAge {
+		w.flush()
+	}
+	if len(w.buf) == 0 {
+		w.floor.Store(idleFloor)
+	}
+}
+
+// flush hands the buffer to the collector. The floor stays until the next
+// job sets it: stale, hence still a lower bound.
+func (w *liveWorker) flush() {
+	if len(w.buf) == 0 {
+		return
+	}
+	select {
+	case w.p.chunks <- liveChunk{worker: w.id, recs: w.buf}:
+	case <-w.p.abandon:
+	}
+	w.buf = w.p.getBuf()
+}
+
+// serveDue serves the waiting requests whose delay is over.
+func (w *liveWorker) serveDue() {
+	now := w.p.elapsed()
+	w.lastNow = now
+	for len(w.pending) > 0 && w.pending[0].due <= now {
+		x := w.pop()
+		w.finish(x.at, x.start, now, -1)
+	}
+}
+
+// drain waits out the pending shaper delays due before the pass's drain
+// deadline; the others, and all of them after an interrupt, are recorded
+// as served at their promised instant and counted as unserved.
+func (w *liveWorker) drain() {
+	end := time.Duration(w.p.drainEnd.Load())
+	for len(w.pending) > 0 && !w.p.stopping.Load() {
+		w.serveDue()
+		if len(w.pending) == 0 || w.pending[0].due > end {
+			break
+		}
+		w.timer.Reset(w.pending[0].due - w.lastNow)
+		select {
+		case <-w.timer.C:
+		case <-w.p.stopCh:
+		}
+	}
+	for len(w.pending) > 0 {
+		x := w.pop()
+		w.finish(x.at, x.start, x.due, -1)
+		w.res.unserved++
+	}
+}
+
+// push and pop keep pending a min-heap on due.
+func (w *liveWorker) push(x waiting) {
+	h := append(w.pending, x)
+	for i := len(h) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if h[parent].due <= h[i].due {
+			break
+		}
+		h[parent], h[i] = h[i], h[parent]
+		i = parent
+	}
+	w.pending = h
+}
+
+func (w *liveWorker) pop() waiting {
+	h := w.pending
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(h) && h[l].due < h[m].due {
+			m = l
+		}
+		if r < len(h) && h[r].due < h[m].due {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	w.pending = h
+	return top
+}

@@ -1,0 +1,135 @@
+package bench
+
+import (
+	"context"
+	"runtime"
+	"time"
+
+	"github.com/ratebench/ratebench/workload"
+)
+
+// The scheduler sleeps on a timer when the next arrival is more than
+// sleepAbove away, waking wakeEarly before it, then yields (runtime.Gosched)
+// until the instant: Linux timers below a millisecond overshoot by about a
+// millisecond when the process is otherwise idle, which would make most
+// arrivals of a fast schedule late.
+const (
+	sleepAbove = 2 * time.Millisecond
+	wakeEarly  = time.Millisecond
+)
+
+// liveJob is one arrival handed to a worker.
+type liveJob struct {
+	at      time.Duration // intended instant, since the pass's start
+	sent    time.Duration // the scheduler's clock when it sent the job: <= the call's start
+	key     string
+	cost    int64
+	replica int
+}
+
+// schedule is what the scheduler did.
+type schedule struct {
+	sent, dropped int64
+	lastAt        time.Duration // intended instant of the last arrival reached
+	end           time.Duration // clock when the scheduler stopped
+	interrupted   bool
+	err           error // the stream's
+}
+
+// schedule sends the arrivals of stream (those before until) to the
+// workers, each when the pass's clock reaches its intended instant, and
+// never waits for a worker: when MaxInFlight arrivals are sent and not yet
+// done, or maxQueued are waiting for a worker, the arrival is dropped and
+// counted. It returns at the end of the stream or when ctx is done.
+func (p *livePass) schedule(ctx context.Context, stream workload.Stream, until time.Duration) schedule {
+	done := ctx.Done()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	var s schedule
+	var completed int64 // a stale sum of the workers' completions: in flight <= sent - completed
+	limit := int64(p.cfg.MaxInFlight)
+	replica := 0
+	now := p.elapsed()
+	for {
+		a, ok := stream.Next()
+		if !ok {
+			s.err = stream.Err()
+			break
+		}
+		if a.At >= until {
+			break
+		}
+		if a.At > now {
+			if now, ok = p.waitUntil(done, timer, a.At); !ok {
+				s.interrupted = true
+				break
+			}
+		} else {
+			select {
+			case <-done:
+				s.interrupted = true
+			default:
+			}
+			if s.interrupted {
+				break
+			}
+		}
+		s.lastAt = a.At
+		if s.sent-completed >= limit {
+			if completed = p.completed(); s.sent-completed >= limit {
+				s.dropped++
+				continue
+			}
+		}
+		select {
+		case p.jobs <- liveJob{at: a.At, sent: now, key: a.Key, cost: a.Cost, replica: replica}:
+		default: // more than maxQueued waiting for a worker
+			s.dropped++
+			continue
+		}
+		s.sent++
+		if replica++; replica == len(p.lims) {
+			replica = 0
+		}
+	}
+	s.end = p.elapsed()
+	return s
+}
+
+// waitUntil returns when the pass's clock reaches at, with the clock, or
+// early with false when done is closed.
+func (p *livePass) waitUntil(done <-chan struct{}, timer *time.Timer, at time.Duration) (time.Duration, bool) {
+	for {
+		now := p.elapsed()
+		ahead := at - now
+		if ahead <= 0 {
+			return now, true
+		}
+		if ahead > sleepAbove {
+			timer.Reset(ahead - wakeEarly)
+			select {
+			case <-done:
+				timer.Stop()
+				return now, false
+			case <-timer.C:
+			}
+			continue
+		}
+		select {
+		case <-done:
+			return now, false
+		default:
+		}
+		runtime.Gosched()
+	}
+}
+
+// completed sums the workers' completions.
+func (p *livePass) completed() int64 {
+	var n int64
+	for _, w := range p.workers {
+		n += w.completed.Load()
+	}
+	return n
+}

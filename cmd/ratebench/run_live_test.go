@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ratebench/ratebench/bench"
+)
+
+// Live runs are real time: each test here is a run of well under a second,
+// or an interrupt of a long one.
+
+// TestLiveRun: -mode live writes the same result.json as sim, with the
+// live measures. (TestLiveInterrupt covers the report: rendering it takes
+// seconds under -race.)
+func TestLiveRun(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "live")
+	code, stdout, stderr := runCLI(t, dir, "run", "-mode", "live", "-algos", "gcra,leaky-queue", "-limit", "100", "-rate", "1000",
+		"-duration", "300ms", "-workers", "2", "-max-inflight", "100", "-no-report", "-out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	res, err := bench.ReadFile(filepath.Join(out, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Meta.Mode != "live" || res.Meta.Interrupted || len(res.Runs) != 2 {
+		t.Fatalf("meta %+v, %d runs", res.Meta, len(res.Runs))
+	}
+	for _, r := range res.Runs {
+		l := r.Live
+		if l == nil || l.Workers != 2 || l.MaxInFlight != 100 || r.Offered < 200 || r.Latency.Count != r.Offered ||
+			l.Calibration == nil || l.HarnessOverheadNS <= 0 {
+			t.Errorf("%s: offered %d, live %+v", r.Algorithm, r.Offered, l)
+		}
+	}
+	for _, want := range []string{"gcra: sent", "leaky-queue: sent", "harness: "} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestLiveBadFlags: bad live flags are one clear line, exit 2, no folder.
+func TestLiveBadFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no workers", []string{"-workers", "0"}, "-workers 0 must be between 1 and 1024"},
+		{"negative workers", []string{"-workers", "-3"}, "-workers -3"},
+		{"too many workers", []string{"-workers", "5000"}, "-workers 5000"},
+		{"negative cap", []string{"-max-inflight", "-1"}, "-max-inflight -1 must be >= 1"},
+		{"zero cap", []string{"-max-inflight", "0"}, "-max-inflight 0"},
+		{"not a number", []string{"-workers", "many"}, "-workers"},
+		{"unknown mode", []string{"-mode", "turbo"}, `-mode "turbo": want sim or live`},
+		{"live scenario", []string{"-scenario", "default"}, "-scenario runs in sim mode only"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append([]string{"run", "-mode", "live", "-duration", "100ms"}, tc.args...)
+			code, _, stderr := runCLI(t, dir, append(args, "-out", filepath.Join(dir, "out"))...)
+			if code != 2 {
+				t.Errorf("exit %d, want 2 (stderr %q)", code, stderr)
+			}
+			if lines := strings.Count(strings.TrimSpace(stderr), "\n") + 1; lines != 1 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr %q: want one line with %q", stderr, tc.want)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("bad input created %v", entries)
+			}
+		})
+	}
+}
+
+// TestLiveInterrupt: a cancelled context (what main makes of Ctrl-C)
+// stops a live run within a second and still writes result.json and the
+// report for what ran.
+func TestLiveInterrupt(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "cut")
+	var stdout, stderr bytes.Buffer
+	e := &env{stdout: &stdout, stderr: &stderr, args: []string{"ratebench", "run"}}
+	ctx, cancel := context.WithCancel(context.Background())
+	const after = 400 * time.Millisecond
+	time.AfterFunc(after, cancel)
+	start := time.Now()
+	code := e.main(ctx, []string{"run", "-mode", "live", "-algos", "gcra,uber", "-rate", "2000", "-duration", "1h", "-out", out})
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	res, err := bench.ReadFile(filepath.Join(out, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stop := time.Duration(res.Meta.ElapsedNS) - after; stop > time.Second {
+		t.Errorf("the engine stopped %v after the interrupt, want within 1s", stop)
+	}
+	if !res.Meta.Interrupted || len(res.Runs) != 1 || res.Runs[0].Offered < 200 {
+		t.Errorf("interrupted %v, %d runs: want the first run cut short", res.Meta.Interrupted, len(res.Runs))
+	}
+	if _, err := os.Stat(filepath.Join(out, "report.html")); err != nil {
+		t.Errorf("no report after the interrupt: %v", err)
+	}
+	if !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("stderr %q: want the interrupt said", stderr.String())
+	}
+	t.Logf("interrupted after %v, command returned after %v", after, time.Since(start))
+}
+
+// TestLiveInterruptSignal sends os.Interrupt to a built ratebench: the
+// signal wiring of main, end to end.
+func TestLiveInterruptSignal(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no os.Interrupt to send on Windows")
+	}
+	goTool, err := exec.LookPath(filepath.Join(runtime.GOROOT(), "bin", "go"))
+	if err != nil {
+		t.Skipf("no go tool to build ratebench: %v", err)
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "ratebench")
+	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	out := filepath.Join(dir, "cut")
+	cmd := exec.Command(bin, "run", "-mode", "live", "-algos", "gcra", "-rate", "1000", "-duration", "1h", "-no-report", "-out", out)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	sent := time.Now()
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("%v: %s", err, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("still running 10s after os.Interrupt")
+	}
+	if took := time.Since(sent); took > time.Second {
+		t.Errorf("exited %v after os.Interrupt, want within 1s", took)
+	}
+	res, err := bench.ReadFile(filepath.Join(out, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Meta.Interrupted || res.Runs[0].Offered == 0 {
+		t.Errorf("interrupted %v, offered %d", res.Meta.Interrupted, res.Runs[0].Offered)
+	}
+}
+
+func TestBarsText(t *testing.T) {
+	if newBars(&bytes.Buffer{}) != nil {
+		t.Error("bars on a writer that is not a terminal")
+	}
+	for _, tc := range []struct {
+		got, want string
+	}{
+		{progressText(int64(3240*time.Millisecond), int64(10*time.Second)), "3.2s/10s"},
+		{progressText(int64(1500*time.Millisecond), 0), "1.5s"},
+		{statsText(19960, 1099, time.Second), "20.0k arrivals/s  admitted 1099"},
+		{statsText(150, 100, time.Second), "150 arrivals/s  admitted 100"},
+		{statsText(24e6, 7, 2*time.Second), "12.00M arrivals/s  admitted 7"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}
