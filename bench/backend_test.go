@@ -1,0 +1,409 @@
+package bench_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/algorithms/redis"
+	"github.com/ratebench/ratebench/algorithms/redis/redistest"
+	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/workload"
+)
+
+// startRedis starts a one-node redis-server for t and stops it after.
+func startRedis(t *testing.T) *redistest.Server {
+	t.Helper()
+	redistest.Skip(t)
+	s, err := redistest.Start(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// startCluster starts a 3-node Redis Cluster for t and stops it after.
+func startCluster(t *testing.T) *redistest.Cluster {
+	t.Helper()
+	redistest.Skip(t)
+	c, err := redistest.StartCluster(t.TempDir(), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Stop)
+	return c
+}
+
+func backendTargets(t *testing.T, names []string, p algorithms.Policy, keys, replicas int, backend string, opts bench.BackendOptions) []bench.Target {
+	t.Helper()
+	targets, closeFn, err := bench.BackendTargets(names, p, keys, replicas, backend, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := closeFn(); err != nil {
+			t.Error(err)
+		}
+	})
+	return targets
+}
+
+func simRuns(t *testing.T, cfg bench.Config, targets []bench.Target) []bench.Run {
+	t.Helper()
+	runs, err := bench.Simulate(context.Background(), cfg, targets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runs
+}
+
+func TestParseBackend(t *testing.T) {
+	for _, tc := range []struct {
+		in, kind string
+		bad      bool // wraps ErrBadBackend
+	}{
+		{"memory", bench.BackendMemory, false},
+		{"", bench.BackendMemory, false},                                 // the flag's zero value
+		{"redis://127.0.0.1:6379", bench.BackendRedis, false},            // host and port
+		{"redis://u:secret@localhost:6379/2", bench.BackendRedis, false}, // password and database
+		{"rediss://localhost:6380?dial_timeout=2s", bench.BackendRedis, false},
+		{"redis+cluster://h1:7000,h2:7001,h3:7002", bench.BackendRedisCluster, false},
+		{"rediss+cluster://u:p@h1:7000,h2:7001?pool_size=64", bench.BackendRedisCluster, false},
+		{"sqlite:///tmp/limits.db", bench.BackendSQLite, false}, // absolute path
+		{"sqlite://limits.db", bench.BackendSQLite, false},      // relative path
+		{"postgres://localhost", "", true},                      // unknown scheme
+		{"localhost:6379", "", true},                            // no scheme
+		{"redis://localhost:6379/x", "", true},                  // bad database
+		{"redis://localhost:6379?nonsense=1", "", true},         // unknown option
+		{"redis+cluster://h1:7000,,h2:7001", "", true},          // empty host
+		{"redis+cluster://h1:7000/3", "", true},                 // a cluster has db 0 only
+		{"sqlite://", "", true},                                 // no path
+		{"sqlite://a?b", "", true},                              // '?' in path
+	} {
+		b, err := bench.ParseBackend(tc.in)
+		if tc.bad {
+			if !errors.Is(err, bench.ErrBadBackend) {
+				t.Errorf("ParseBackend(%q) = %+v, %v; want ErrBadBackend", tc.in, b, err)
+			}
+			continue
+		}
+		if err != nil || b.Kind != tc.kind {
+			t.Errorf("ParseBackend(%q) = %q, %v; want %q", tc.in, b.Kind, err, tc.kind)
+		}
+	}
+	if b, _ := bench.ParseBackend("redis://u:secret@localhost:6379"); b.Display != "redis://u:xxxxx@localhost:6379" {
+		t.Errorf("Display = %q, want the password hidden", b.Display)
+	}
+}
+
+func TestBackendTargetsErrors(t *testing.T) {
+	redis.SetClientLog(io.Discard) // "failed to dial", by design here
+	p := algorithms.Policy{Limit: 10, Window: time.Second}
+	dir := t.TempDir()
+	// A port nothing listens on.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "redis://" + l.Addr().String()
+	l.Close()
+	for _, tc := range []struct {
+		name    string
+		algos   []string
+		backend string
+		opts    bench.BackendOptions
+		want    error
+	}{
+		{"sqlite has only fixed-window", []string{"gcra"}, "sqlite://" + filepath.Join(dir, "a.db"), bench.BackendOptions{}, bench.ErrBadBackend},
+		{"redis has no leaky bucket", []string{"leaky-bucket"}, closed, bench.BackendOptions{}, bench.ErrBadBackend},
+		{"redis-rate in virtual time", []string{"redis-rate"}, closed, bench.BackendOptions{}, bench.ErrBadBackend},
+		{"server time in virtual time", []string{"gcra"}, closed, bench.BackendOptions{ServerTime: true}, bench.ErrBadBackend},
+		{"unknown scheme", nil, "mysql://x", bench.BackendOptions{}, bench.ErrBadBackend},
+		{"nobody listens", nil, closed, bench.BackendOptions{Timeout: 200 * time.Millisecond}, algorithms.ErrBackend},
+		{"unknown algorithm on memory", []string{"nope"}, "memory", bench.BackendOptions{}, nil},
+	} {
+		_, closeFn, err := bench.BackendTargets(tc.algos, p, 1, 1, tc.backend, tc.opts)
+		if err == nil {
+			closeFn()
+			t.Errorf("%s: no error", tc.name)
+			continue
+		}
+		if tc.want != nil && !errors.Is(err, tc.want) {
+			t.Errorf("%s: error %v, want %v", tc.name, err, tc.want)
+		}
+		if errors.Is(err, bench.ErrBadBackend) && errors.Is(err, algorithms.ErrBackend) {
+			t.Errorf("%s: %v is both a usage and a backend error", tc.name, err)
+		}
+	}
+}
+
+// TestBackendSameAsMemory: on the same seeded traces in virtual time,
+// every algorithm on Redis (one node and a 3-node Cluster) and SQLite
+// admits exactly what it admits in memory: the whole run (counts, series,
+// span maximum, disagreement with the exact reference, per-key counts) is
+// the same.
+func TestBackendSameAsMemory(t *testing.T) {
+	node := startRedis(t)
+	cluster := startCluster(t)
+	p := algorithms.Policy{Limit: 50, Window: time.Second, Burst: 20}
+	backends := []string{
+		"redis://" + node.Addr(),
+		"redis+cluster://" + cluster.Nodes[0].Addr() + "," + cluster.Nodes[1].Addr(),
+		"sqlite://" + filepath.Join(t.TempDir(), "limits.db"),
+	}
+	for _, w := range []workload.Spec{
+		{Name: "zipf", Rate: 150, Duration: 4 * time.Second, Keys: 20, Cost: 1, Seed: 42},
+		{Name: "boundary", Limit: 50, Window: time.Second, Duration: 4 * time.Second, Keys: 1, Cost: 2},
+	} {
+		cfg := bench.Config{Policy: p, Workload: w, Reference: bench.Reference(p, w.Keys)}
+		mem := simRuns(t, cfg, backendTargets(t, nil, p, w.Keys, 1, "memory", bench.BackendOptions{}))
+		want := map[string]bench.Run{}
+		for _, r := range mem {
+			want[r.Algorithm] = r
+		}
+		for _, backend := range backends {
+			for _, r := range simRuns(t, cfg, backendTargets(t, nil, p, w.Keys, 1, backend, bench.BackendOptions{})) {
+				if r.Errors != 0 {
+					t.Fatalf("%s %s on %s: %d errors %v", w.Name, r.Algorithm, backend, r.Errors, r.ErrorKinds)
+				}
+				m := want[r.Algorithm]
+				r.Backend = m.Backend
+				got, _ := json.Marshal(r)
+				exp, _ := json.Marshal(m)
+				if string(got) != string(exp) {
+					t.Errorf("%s %s on %s: admitted %d, memory %d; the runs differ:\n got %s\nwant %s",
+						w.Name, r.Algorithm, backend, r.Admitted, m.Admitted, got, exp)
+				}
+			}
+		}
+	}
+}
+
+// TestBackendReplicas: 4 replicas that each keep their state in memory
+// admit about 4x the limit; 4 replicas sharing one Redis admit about 1x
+// (burst ratio within 5% of 1), and so do 4 sharing one SQLite file.
+func TestBackendReplicas(t *testing.T) {
+	node := startRedis(t)
+	p := algorithms.Policy{Limit: 100, Window: time.Second, Burst: 1}
+	cfg := bench.Config{Policy: p, Workload: workload.Spec{Name: "constant", Rate: 800, Duration: 5 * time.Second, Keys: 1, Cost: 1}}
+	algos := []string{"sliding-log", "gcra", "token-bucket", "fixed-window", "sliding-counter"}
+	one := simRuns(t, cfg, backendTargets(t, algos, p, 1, 1, "memory", bench.BackendOptions{}))
+	four := simRuns(t, cfg, backendTargets(t, algos, p, 1, 4, "memory", bench.BackendOptions{}))
+	shared := simRuns(t, cfg, backendTargets(t, algos, p, 1, 4, "redis://"+node.Addr(), bench.BackendOptions{}))
+	file := simRuns(t, cfg, backendTargets(t, []string{"fixed-window"}, p, 1, 4, "sqlite://"+filepath.Join(t.TempDir(), "r.db"), bench.BackendOptions{}))
+	for i, name := range algos {
+		ratio := float64(four[i].Admitted) / float64(one[i].Admitted)
+		if ratio < 3.9 || ratio > 4.1 || four[i].BurstRatio < 3.9 {
+			t.Errorf("%s: memory x4 admitted %.2fx one replica, burst ratio %.2f; want about 4", name, ratio, four[i].BurstRatio)
+		}
+		r := shared[i]
+		sratio := float64(r.Admitted) / float64(one[i].Admitted)
+		if r.Errors != 0 || r.BurstRatio < 0.95 || r.BurstRatio > 1.05 || sratio < 0.95 || sratio > 1.05 {
+			t.Errorf("%s: redis x4 admitted %.2fx one replica, burst ratio %.2f, %d errors; want about 1", name, sratio, r.BurstRatio, r.Errors)
+		}
+		t.Logf("%-15s memory x1 admitted %5d (burst ratio %.2f), memory x4 %5d (%.2f), redis x4 %5d (%.2f)",
+			name, one[i].Admitted, one[i].BurstRatio, four[i].Admitted, four[i].BurstRatio, r.Admitted, r.BurstRatio)
+	}
+	if f := file[0]; f.Admitted != shared[3].Admitted || f.BurstRatio != shared[3].BurstRatio {
+		t.Errorf("sqlite x4: admitted %d (burst ratio %.2f), redis x4 %d (%.2f); want the same", f.Admitted, f.BurstRatio, shared[3].Admitted, shared[3].BurstRatio)
+	}
+}
+
+// faulty wraps a Redis limiter of a sim run: at arrival stopAt it kills
+// the server; at pauseAt it restarts it, waits until the limiter answers
+// again and freezes it (calls then time out); at resumeAt it thaws it and
+// waits until the limiter answers again. The waits give go-redis the real
+// time it takes to find the server back (its pool probes once a second
+// after failed dials); they probe another key, which the run never sees.
+// It counts what the limiter itself said.
+type faulty struct {
+	l                         algorithms.Limiter
+	srv                       *redistest.Server
+	n                         *atomic.Int64
+	stopAt, pauseAt, resumeAt int64
+	admitted, errs, errsAfter *atomic.Int64
+	t                         *testing.T
+}
+
+func (f *faulty) Allow(now time.Duration, key string, cost int64) (algorithms.Decision, error) {
+	switch f.n.Add(1) {
+	case f.stopAt:
+		f.srv.Stop()
+	case f.pauseAt:
+		if err := f.srv.Restart(); err != nil {
+			f.t.Error(err)
+		}
+		f.recover(now)
+		if err := f.srv.Pause(); err != nil {
+			f.t.Error(err)
+		}
+	case f.resumeAt:
+		if err := f.srv.Resume(); err != nil {
+			f.t.Error(err)
+		}
+		f.recover(now)
+	}
+	d, err := f.l.Allow(now, key, cost)
+	switch {
+	case err != nil:
+		f.errs.Add(1)
+		if f.n.Load() > f.resumeAt+5 {
+			f.errsAfter.Add(1)
+		}
+	case d.Allowed:
+		f.admitted.Add(1)
+	}
+	return d, err
+}
+
+// recover waits until the limiter decides without an error again.
+func (f *faulty) recover(now time.Duration) {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		_, err := f.l.Allow(now, "probe", 1)
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			f.t.Errorf("the limiter did not recover within 5s: %v", err)
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestBackendFault: killing redis-server in the middle of a run does not
+// stop the run; errors are counted by kind ("backend" while it is down,
+// "timeout" while it hangs), the failure policy decides those requests,
+// and when the server is back (restarted on the same port, then thawed)
+// the limiter decides again without being rebuilt.
+func TestBackendFault(t *testing.T) {
+	srv := startRedis(t)
+	redis.SetClientLog(io.Discard) // "failed to dial", by design here
+	p := algorithms.Policy{Limit: 100, Window: time.Second}
+	cfg := bench.Config{Policy: p, Workload: workload.Spec{Name: "constant", Rate: 400, Duration: 10 * time.Second, Keys: 1, Cost: 1}}
+	for _, failOpen := range []bool{false, true} {
+		t.Run("fail-open="+strconv.FormatBool(failOpen), func(t *testing.T) {
+			opts := bench.BackendOptions{FailOpen: failOpen, Timeout: 50 * time.Millisecond}
+			targets := backendTargets(t, []string{"gcra"}, p, 1, 1, "redis://"+srv.Addr(), opts)
+			var n, admitted, errs, errsAfter atomic.Int64
+			inner := targets[0].New
+			targets[0].New = func() (algorithms.Limiter, error) {
+				l, err := inner()
+				return &faulty{l: l, srv: srv, n: &n, stopAt: 1000, pauseAt: 2000, resumeAt: 2010,
+					admitted: &admitted, errs: &errs, errsAfter: &errsAfter, t: t}, err
+			}
+			r := simRuns(t, cfg, targets)[0]
+			if r.Offered != 4000 {
+				t.Fatalf("offered %d, want the whole run of 4000", r.Offered)
+			}
+			if r.Errors != errs.Load() || r.Errors != 1010 || r.ErrorKinds["backend"] != 1000 || r.ErrorKinds["timeout"] != 10 {
+				t.Fatalf("errors %d by kind %v (the limiter said %d); want 1000 backend while down, then 10 timeouts while frozen", r.Errors, r.ErrorKinds, errs.Load())
+			}
+			want := admitted.Load()
+			if failOpen {
+				want += r.Errors
+			}
+			if r.Admitted != want {
+				t.Fatalf("admitted %d, want %d (%d by the limiter, fail-open %v)", r.Admitted, want, admitted.Load(), failOpen)
+			}
+			if errsAfter.Load() != 0 {
+				t.Fatalf("%d errors after the server came back", errsAfter.Load())
+			}
+			// After the restart (state lost) the limiter admits its rate
+			// again: the last 5 seconds hold about 5*L admits.
+			var tail int64
+			for _, a := range r.Series.Admitted[len(r.Series.Admitted)/2:] {
+				tail += a
+			}
+			if tail < 4*p.Limit || tail > 7*p.Limit {
+				t.Fatalf("admitted %d in the last 5s, want about %d", tail, 5*p.Limit)
+			}
+			t.Logf("fail-open=%v: %d errors %v, admitted %d of %d", failOpen, r.Errors, r.ErrorKinds, r.Admitted, r.Offered)
+		})
+	}
+}
+
+// outageLog records, in wall time, the errors and successes of a limiter.
+type outageLog struct {
+	l         algorithms.Limiter
+	lastErr   atomic.Int64 // ns since start
+	okAfter   atomic.Int64 // successes after the restart
+	restarted atomic.Bool
+	start     time.Time
+}
+
+func (o *outageLog) Allow(now time.Duration, key string, cost int64) (algorithms.Decision, error) {
+	d, err := o.l.Allow(now, key, cost)
+	if err != nil {
+		o.lastErr.Store(int64(time.Since(o.start)))
+	} else if o.restarted.Load() {
+		o.okAfter.Add(1)
+	}
+	return d, err
+}
+
+// TestBackendFaultLive: the same in real time with the live engine and 4
+// workers: redis-server is killed 0.6s into a 3s run and started again on
+// the same port at 1.2s. The run goes to its end, counts the errors, admits
+// them (fail-open), and decides without errors again well before its end.
+func TestBackendFaultLive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 3s real-time run")
+	}
+	srv := startRedis(t)
+	redis.SetClientLog(io.Discard)
+	p := algorithms.Policy{Limit: 100, Window: time.Second}
+	spec := workload.Spec{Name: "constant", Rate: 400, Duration: 3 * time.Second, Keys: 1, Cost: 1}
+	cfg := bench.LiveConfig{Config: bench.Config{Policy: p, Workload: spec}, Workers: 4, Calibration: -1}
+	opts := bench.BackendOptions{Live: true, Workers: 4, FailOpen: true, Timeout: 100 * time.Millisecond}
+	targets := backendTargets(t, []string{"gcra"}, p, 1, 1, "redis://"+srv.Addr(), opts)
+	log := &outageLog{}
+	inner := targets[0].New
+	targets[0].New = func() (algorithms.Limiter, error) {
+		l, err := inner()
+		log.l = l
+		return log, err
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		time.Sleep(600 * time.Millisecond)
+		srv.Stop()
+		time.Sleep(600 * time.Millisecond)
+		if err := srv.Restart(); err != nil {
+			t.Error(err)
+		}
+		log.restarted.Store(true)
+	}()
+	log.start = time.Now()
+	runs, err := bench.Live(context.Background(), cfg, targets)
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runs[0]
+	kinds := r.ErrorKinds["backend"] + r.ErrorKinds["timeout"]
+	if r.Offered < 1100 || r.Errors < 100 || kinds != r.Errors {
+		t.Fatalf("offered %d with %d errors %v; want the whole run (~1200) and the ~240 arrivals of the outage counted as backend or timeout errors", r.Offered, r.Errors, r.ErrorKinds)
+	}
+	// Outside the outage the limiter admits its rate (L/s for 1.8s and its
+	// burst), a quarter of the offer; fail-open admits every error on top.
+	if r.Admitted < r.Errors+150 || r.Admitted > r.Errors+400 {
+		t.Fatalf("admitted %d with %d errors: want the errors (fail-open) plus about 280 decided by the limiter", r.Admitted, r.Errors)
+	}
+	if last := time.Duration(log.lastErr.Load()); last > 2500*time.Millisecond || log.okAfter.Load() < 100 {
+		t.Fatalf("last error at %v, %d decisions after the restart; want none after 2.5s and hundreds of decisions", last, log.okAfter.Load())
+	}
+	t.Logf("offered %d, %d errors %v, admitted %d; last error %v into the run, %d decisions after the restart",
+		r.Offered, r.Errors, r.ErrorKinds, r.Admitted, time.Duration(log.lastErr.Load()), log.okAfter.Load())
+}
