@@ -35,7 +35,9 @@ func (e *env) boundaryCommand() *command {
 		windows      int
 		algos, out   string
 		noReport     bool
+		backend      backendFlags
 	)
+	backend.register(c.fs)
 	c.fs.Int64Var(&limit, "limit", 100, "limit L per window")
 	c.fs.DurationVar(&window, "window", time.Second, "window W")
 	c.fs.Int64Var(&burst, "burst", 0, "burst B (default: L)")
@@ -54,14 +56,18 @@ func (e *env) boundaryCommand() *command {
 		if windows < 2 {
 			return usagef("-windows %d must be >= 2", windows)
 		}
-		names := inMemoryNames()
+		var names []string // a shared backend's own default set
+		if backend.backend == "memory" {
+			names = inMemoryNames()
+		}
 		if algos != "" {
 			names = strings.Split(algos, ",")
 		}
-		targets, err := bench.MemoryTargets(names, p, 1, 1)
+		targets, closeFn, err := backend.targets(names, p, 1, 1, false, 1)
 		if err != nil {
-			return usageError{err}
+			return err
 		}
+		defer closeFn()
 		spec := workload.Spec{Name: "boundary", Limit: p.Limit, Window: p.Window, Duration: time.Duration(windows) * p.Window, Keys: 1, Cost: 1, Rate: p.Rate()}
 		if err := spec.Validate(); err != nil {
 			return usageError{err}

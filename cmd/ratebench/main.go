@@ -12,6 +12,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/ratebench/ratebench/algorithms/redis"
 )
 
 // usageError marks bad input: one line on stderr and exit status 2.
@@ -52,6 +54,9 @@ func (e *env) commands() []*command {
 
 // main is the only place that exits.
 func main() {
+	// go-redis logs "failed to dial" to stderr while a server is down, over
+	// the progress bars; the errors are counted in result.json instead.
+	redis.SetClientLog(io.Discard)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	e := &env{stdout: os.Stdout, stderr: os.Stderr, args: os.Args}

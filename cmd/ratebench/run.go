@@ -19,13 +19,14 @@ import (
 
 // runFlags are the flags of `ratebench run`.
 type runFlags struct {
-	algos, workload, mode, backend, out, scenario   string
+	algos, workload, mode, out, scenario            string
 	rate, rateEnd, zipfS                            float64
 	limit, burst, cost                              int64
 	window, duration, burstEvery, on, off           time.Duration
 	keys, replicas, workers, maxInFlight, burstSize int
 	seed                                            uint64
 	noReport                                        bool
+	backend                                         backendFlags
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -44,7 +45,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.mode, "mode", "sim", "engine: sim (virtual time, deterministic) or live (real goroutines and clock, open loop)")
 	fs.IntVar(&f.workers, "workers", bench.DefaultWorkers(), fmt.Sprintf("live mode: goroutines calling the limiters, at most %d", bench.MaxWorkers))
 	fs.IntVar(&f.maxInFlight, "max-inflight", bench.DefaultMaxInFlight, "live mode: arrivals sent and not yet done above which new ones are dropped (and counted)")
-	fs.StringVar(&f.backend, "backend", "memory", "where limiter state lives: memory")
+	f.backend.register(fs)
 	fs.Uint64Var(&f.seed, "seed", 1, "workload seed")
 	fs.StringVar(&f.out, "out", "", "output folder (default results/<timestamp>-<workload>)")
 	fs.StringVar(&f.scenario, "scenario", "", "YAML or JSON matrix of workloads x algorithms x policies ('default': the built-in comparison)")
@@ -102,37 +103,36 @@ func (f *runFlags) spec(p algorithms.Policy) (workload.Spec, error) {
 	return s, nil
 }
 
-// plan turns the flags into an engine config and its targets.
-func (f *runFlags) plan() (bench.Config, []bench.Target, error) {
+// plan turns the flags into an engine config and its targets, and the
+// function that releases the backend's clients.
+func (f *runFlags) plan() (bench.Config, []bench.Target, func() error, error) {
 	switch {
 	case f.mode != "sim" && f.mode != "live":
-		return bench.Config{}, nil, usagef("-mode %q: want sim or live", f.mode)
-	case f.backend != "memory":
-		return bench.Config{}, nil, usagef("-backend %q: only memory is available", f.backend)
+		return bench.Config{}, nil, nil, usagef("-mode %q: want sim or live", f.mode)
 	case f.replicas < 1:
-		return bench.Config{}, nil, usagef("-replicas %d must be >= 1", f.replicas)
+		return bench.Config{}, nil, nil, usagef("-replicas %d must be >= 1", f.replicas)
 	case f.workers < 1 || f.workers > bench.MaxWorkers:
-		return bench.Config{}, nil, usagef("-workers %d must be between 1 and %d", f.workers, bench.MaxWorkers)
+		return bench.Config{}, nil, nil, usagef("-workers %d must be between 1 and %d", f.workers, bench.MaxWorkers)
 	case f.maxInFlight < 1:
-		return bench.Config{}, nil, usagef("-max-inflight %d must be >= 1", f.maxInFlight)
+		return bench.Config{}, nil, nil, usagef("-max-inflight %d must be >= 1", f.maxInFlight)
 	}
 	p, err := f.policy()
 	if err != nil {
-		return bench.Config{}, nil, err
+		return bench.Config{}, nil, nil, err
 	}
 	s, err := f.spec(p)
 	if err != nil {
-		return bench.Config{}, nil, err
+		return bench.Config{}, nil, nil, err
 	}
 	var names []string
 	if f.algos != "" {
 		names = strings.Split(f.algos, ",")
 	}
-	targets, err := bench.MemoryTargets(names, p, f.keys, f.replicas)
+	targets, closeFn, err := f.backend.targets(names, p, f.keys, f.replicas, f.mode == "live", f.workers)
 	if err != nil {
-		return bench.Config{}, nil, usageError{err}
+		return bench.Config{}, nil, nil, err
 	}
-	return bench.Config{Policy: p, Workload: s, Reference: bench.Reference(p, f.keys)}, targets, nil
+	return bench.Config{Policy: p, Workload: s, Reference: bench.Reference(p, f.keys)}, targets, closeFn, nil
 }
 
 func (e *env) runCommand() *command {
@@ -149,10 +149,11 @@ func (e *env) runCommand() *command {
 			}
 			return e.runScenario(ctx, f.scenario, f.out, f.noReport)
 		}
-		cfg, targets, err := f.plan()
+		cfg, targets, closeFn, err := f.plan()
 		if err != nil {
 			return err
 		}
+		defer closeFn()
 		_, err = e.executeWith(ctx, f.engine(), cfg, targets, outDir(f.out, f.workload), f.seed, f.noReport)
 		return err
 	}

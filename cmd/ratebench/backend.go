@@ -1,0 +1,49 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/bench"
+)
+
+// backendFlags choose where limiter state lives, for run, boundary and
+// serve.
+type backendFlags struct {
+	backend   string
+	failOpen  bool
+	timeout   time.Duration
+	redisTime string
+}
+
+func (b *backendFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&b.backend, "backend", "memory", "where limiter state lives: memory, redis://HOST:PORT[/DB], rediss://..., redis+cluster://H1,H2,H3, sqlite://PATH")
+	fs.BoolVar(&b.failOpen, "fail-open", false, "when the backend fails, admit (and count the error) instead of rejecting")
+	fs.DurationVar(&b.timeout, "backend-timeout", bench.DefaultBackendTimeout, "per-decision timeout on a shared backend")
+	fs.StringVar(&b.redisTime, "redis-time", "arg", "Redis: time passed in (arg, exact and reproducible) or read from Redis TIME (server, live mode only)")
+}
+
+// targets builds the targets on the chosen backend. Bad values are usage
+// errors (exit 2); an unreachable backend is a plain error (exit 1).
+// Nothing is written before it returns.
+func (b *backendFlags) targets(names []string, p algorithms.Policy, keys, replicas int, live bool, workers int) ([]bench.Target, func() error, error) {
+	if b.redisTime != "arg" && b.redisTime != "server" {
+		return nil, nil, usagef("-redis-time %q: want arg or server", b.redisTime)
+	}
+	if b.timeout <= 0 {
+		return nil, nil, usagef("-backend-timeout %v must be > 0", b.timeout)
+	}
+	opts := bench.BackendOptions{Timeout: b.timeout, FailOpen: b.failOpen, ServerTime: b.redisTime == "server", Live: live, Workers: workers}
+	targets, closeFn, err := bench.BackendTargets(names, p, keys, replicas, b.backend, opts)
+	switch {
+	case err == nil:
+		return targets, closeFn, nil
+	case errors.Is(err, algorithms.ErrBackend):
+		return nil, nil, fmt.Errorf("-backend %s: %w", b.backend, err)
+	default: // bad URL, unknown algorithm, invalid policy
+		return nil, nil, usageError{err}
+	}
+}
