@@ -114,6 +114,8 @@ type Run struct {
 	// lateness, drops, offered and achieved rates, calibration); nil in
 	// sim runs.
 	Live *LiveStats `json:"live,omitempty"`
+	// HTTP holds what only an HTTP run (`ratebench attack`) measures.
+	HTTP *HTTPStats `json:"http,omitempty"`
 }
 
 // MaxKeysReported bounds the per-key table written to result.json.

@@ -160,7 +160,7 @@ func readings(r *bench.Result) []sentence {
 
 // over reports whether a run admitted more in a span W than its theory.
 func over(run bench.Run) bool {
-	return run.BurstRatio > theoryRatio(run)*(1+1e-9)
+	return run.TheoryMaxInWindow > 0 && run.BurstRatio > theoryRatio(run)*(1+1e-9)
 }
 
 // rows formats the summary table.
@@ -181,6 +181,9 @@ func rows(r *bench.Result) []row {
 		if l := run.Latency; l != nil {
 			out[i].P50, out[i].P99, out[i].P999, out[i].Max = fmtNS(l.P50), fmtNS(l.P99), fmtNS(l.P999), fmtNS(l.Max)
 		}
+		if run.TheoryMaxInWindow == 0 { // unknown
+			out[i].Theory, out[i].TheoryRatio = "-", "-"
+		}
 	}
 	return out
 }
@@ -194,10 +197,26 @@ func outcomes(r *bench.Result) []outcome {
 	names := labels(r)
 	for i, run := range r.Runs {
 		if len(run.StatusCodes) > 0 || len(run.ErrorKinds) > 0 {
-			out = append(out, outcome{Label: names[i], Codes: counts(run.StatusCodes), Errors: counts(run.ErrorKinds)})
+			out = append(out, outcome{Label: names[i], Codes: counts(run.StatusCodes) + httpText(run.HTTP), Errors: counts(run.ErrorKinds)})
 		}
 	}
 	return out
+}
+
+// httpText is what an HTTP run adds to its status codes: "; 429s: 50.2%
+// of responses; Retry-After (s) 1: 300; held back 12".
+func httpText(h *bench.HTTPStats) string {
+	if h == nil {
+		return ""
+	}
+	s := fmt.Sprintf("; 429s: %.1f%% of responses", h.TooManyPct)
+	if len(h.RetryAfterS) > 0 {
+		s += "; Retry-After (s) " + counts(h.RetryAfterS)
+	}
+	if h.HonorRetryAfter {
+		s += "; held back " + group(h.HeldBack)
+	}
+	return s
 }
 
 // counts formats a map of counts in key order: "200: 297, 429: 300".

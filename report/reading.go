@@ -13,14 +13,18 @@ import (
 func Reading(r *bench.Result) []string {
 	out := make([]string, 0, len(r.Runs))
 	for _, run := range r.Runs {
+		head := fmt.Sprintf("%s admitted %.2fx its limit (%d of %d) within %v around t=%v",
+			Label(run), run.BurstRatio, run.MaxAdmittedInWindow, r.Policy.Limit,
+			time.Duration(run.MaxWindowSpanNS), time.Duration(run.MaxWindowEndNS))
+		if run.TheoryFor() == 0 { // an HTTP run against an unnamed algorithm
+			out = append(out, head+"; theory unknown.")
+			continue
+		}
 		verdict := "within its theory"
 		if run.MaxAdmittedInWindow > run.TheoryFor() {
 			verdict = "ABOVE its theory"
 		}
-		out = append(out, fmt.Sprintf("%s admitted %.2fx its limit (%d of %d) within %v around t=%v; theory %.2fx, %s.",
-			Label(run), run.BurstRatio, run.MaxAdmittedInWindow, r.Policy.Limit,
-			time.Duration(run.MaxWindowSpanNS), time.Duration(run.MaxWindowEndNS),
-			float64(run.TheoryFor())/float64(r.Policy.Limit), verdict))
+		out = append(out, fmt.Sprintf("%s; theory %.2fx, %s.", head, float64(run.TheoryFor())/float64(r.Policy.Limit), verdict))
 	}
 	return out
 }

@@ -17,9 +17,13 @@ func Table(w io.Writer, r *bench.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "ALGORITHM\tOFFERED\tADMITTED\tREJECTED\tERRORS\tMAX IN W\tTHEORY\tBURST RATIO\tDISAGREE %%\tJAIN\tP99 DELAY\t\n")
 	for _, run := range r.Runs {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%.2f\t%s\t%.3f\t%s\t\n",
+		theory := "-" // unknown: an HTTP run against an unnamed algorithm
+		if t := run.TheoryFor(); t > 0 {
+			theory = fmt.Sprint(t)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%.2f\t%s\t%.3f\t%s\t\n",
 			Label(run), run.Offered, run.Admitted, run.Rejected, run.Errors,
-			run.MaxAdmittedInWindow, run.TheoryFor(), run.BurstRatio,
+			run.MaxAdmittedInWindow, theory, run.BurstRatio,
 			pct(run.DisagreementPct), run.JainFairness, p99(run.Latency))
 	}
 	return tw.Flush()

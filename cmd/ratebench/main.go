@@ -49,6 +49,8 @@ func (e *env) commands() []*command {
 		e.reportCommand(),
 		e.compareCommand(),
 		e.mergeCommand(),
+		e.serveCommand(),
+		e.attackCommand(),
 	}
 }
 

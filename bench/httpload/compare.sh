@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# compare.sh: how fast `ratebench attack` sends, beside vegeta and wrk,
+# against `ratebench serve` with a limiter that admits everything, on
+# loopback, all measured in one run (the machine is the same for all).
+#
+#   bench/httpload/compare.sh            # 2 rounds of 10s measures
+#   ROUNDS=1 DURATION=5s bench/httpload/compare.sh
+#
+# Each round restarts the server, then measures in turn:
+#   wrk      wrk -t2 -c32 -d10s: requests per second (closed loop);
+#   vegeta   vegeta attack -rate=0 -max-workers=32 -duration=10s | vegeta
+#            report: its rate (closed loop);
+#   closed   ratebench attack -rate 0 -connections 32: completed per second
+#            (closed loop, the same setting as the two above);
+#   open     the highest rate, among 50%, 60%, ... 100% of wrk's, that
+#            attack sustains in its open loop for DURATION: sent within 1%
+#            of the target, nothing dropped, no error (the share of
+#            requests sent more than 1ms late is printed beside);
+#   fixed    attack at FIXED_RATE (default 40% of wrk's rate, below
+#            capacity) for DURATION: the achieved rate against the target.
+#
+# Needs wrk (apt-get install -y wrk) and vegeta
+# (go install github.com/tsenart/vegeta/v12@v12.13.0): tools for this
+# script, not dependencies of the module.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+ROUNDS=${ROUNDS:-2}
+DURATION=${DURATION:-10s}
+CONNS=${CONNS:-32}
+PORT=${PORT:-18480}
+URL="http://127.0.0.1:$PORT/"
+
+VEGETA=${VEGETA:-$(command -v vegeta || echo "$(go env GOPATH)/bin/vegeta")}
+command -v wrk >/dev/null || { echo "compare.sh: wrk not found: apt-get install -y wrk" >&2; exit 2; }
+[ -x "$VEGETA" ] || { echo "compare.sh: vegeta not found: go install github.com/tsenart/vegeta/v12@v12.13.0" >&2; exit 2; }
+
+tmp=$(mktemp -d)
+server=""
+cleanup() {
+	if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+go build -o "$tmp/ratebench" ./cmd/ratebench
+RB="$tmp/ratebench"
+
+start_server() {
+	if [ -n "$server" ]; then kill "$server"; wait "$server" 2>/dev/null || true; fi
+	"$RB" serve -addr "127.0.0.1:$PORT" -limit 1000000000 -window 1s >"$tmp/serve.out" 2>"$tmp/serve.log" &
+	server=$!
+	for _ in $(seq 50); do
+		grep -q "listening on" "$tmp/serve.log" 2>/dev/null && return
+		sleep 0.1
+	done
+	echo "compare.sh: the server did not start:" >&2
+	cat "$tmp/serve.log" >&2
+	exit 1
+}
+
+# attack RATE DURATION [flags...]: prints "sent completed dropped errors
+# late": sent and completed per second, dropped and errors as counts,
+# late in percent of the requests sent.
+attack() {
+	local rate=$1 d=$2
+	shift 2
+	"$RB" attack -url "$URL" -rate "$rate" -duration "$d" -no-report -out "$tmp/atk" "$@" >"$tmp/atk.out" 2>"$tmp/atk.err" || {
+		cat "$tmp/atk.err" >&2
+		exit 1
+	}
+	awk '
+		/ sent [0-9]+\/s of / { for (i = 1; i <= NF; i++) { if ($i == "sent") sent = $(i+1); if ($i == "completed") done = $(i+1); if ($i ~ /^\(/) drop = substr($i, 2); if ($i ~ /^late/) late = $(i-1) } }
+		/ closed loop over / { for (i = 1; i <= NF; i++) if ($i == "completed") done = $(i+1); sent = done; drop = 0; late = 0 }
+		/^status: / { errs = 0; if (match($0, /errors: .*/)) { s = substr($0, RSTART + 8); n = split(s, parts, /, /); for (k = 1; k <= n; k++) { split(parts[k], kv, ": "); errs += kv[2] } } }
+		END { gsub(/\/s/, "", sent); gsub(/\/s/, "", done); gsub(/%/, "", late); print sent + 0, done + 0, drop + 0, errs + 0, late + 0 }
+	' "$tmp/atk.out"
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+
+echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "server:  ratebench serve -limit 1000000000 -window 1s (admits everything) on $URL; $CONNS connections for the closed loops"
+for round in $(seq "$ROUNDS"); do
+	start_server
+	wrk_rate=$(wrk -t2 -c"$CONNS" -d"$DURATION" "$URL" | awk '/Requests\/sec/ { printf "%d", $2 }')
+	veg_rate=$(echo "GET $URL" | "$VEGETA" attack -rate=0 -max-workers="$CONNS" -duration="$DURATION" | "$VEGETA" report |
+		awk -F'[],[ ]+' '/^Requests/ { printf "%d", $(NF-1) }')
+	read -r _ closed _ _ _ < <(attack 0 "$DURATION" -connections "$CONNS")
+
+	open=0
+	for pct in 50 60 70 80 90 100; do
+		r=$((wrk_rate * pct / 100 / 1000 * 1000))
+		read -r sent done drop errs late < <(attack "$r" "$DURATION")
+		ok=$(awk -v s="$sent" -v r="$r" -v x="$drop" -v e="$errs" 'BEGIN { print (s >= 0.99 * r && x == 0 && e == 0) ? 1 : 0 }')
+		echo "  round $round: open loop at $r/s: sent $sent/s, $late% sent >1ms late, $drop dropped, $errs errors: $([ "$ok" = 1 ] && echo sustained || echo not sustained)"
+		[ "$ok" = 1 ] || break
+		open=$r
+	done
+
+	fixed=${FIXED_RATE:-$((wrk_rate * 40 / 100 / 1000 * 1000))}
+	read -r fsent fdone fdrop ferrs flate < <(attack "$fixed" "$DURATION")
+	ferr=$(awk -v a="$fsent" -v r="$fixed" 'BEGIN { d = (a - r) / r * 100; printf "%+.2f%%", d }')
+
+	echo "round $round:"
+	echo "  wrk -t2 -c$CONNS:                       $wrk_rate requests/s"
+	echo "  vegeta -rate=0 -max-workers=$CONNS:     $veg_rate requests/s"
+	echo "  attack -rate 0 -connections $CONNS:     $closed requests/s   ($(ratio "$closed" "$veg_rate")x vegeta, $(ratio "$closed" "$wrk_rate")x wrk)"
+	echo "  attack open loop, highest sustained: $open requests/s   ($(ratio "$open" "$veg_rate")x vegeta, $(ratio "$open" "$wrk_rate")x wrk)"
+	echo "  attack at a fixed $fixed/s:          sent $fsent/s ($ferr), $flate% sent >1ms late, $fdrop dropped, $ferrs errors"
+done

@@ -1,0 +1,303 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/report"
+)
+
+// The attacks here run against `ratebench serve` on loopback, through the
+// same command-line code as a user's, for a second or less.
+
+// attackCLI runs `ratebench attack args...` with its output folder in dir.
+func attackCLI(t *testing.T, ctx context.Context, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	argv := append([]string{"attack"}, args...)
+	e := &env{stdout: &out, stderr: &errb, args: append([]string{"ratebench"}, argv...)}
+	code := e.main(ctx, argv)
+	return code, out.String(), errb.String()
+}
+
+// TestAttackCountsMatchServer: the client's 200s and 429s are the
+// server's admitted and rejected, and result.json says what an HTTP run
+// is: status codes, the policy read from RateLimit-Policy, Retry-After.
+func TestAttackCountsMatchServer(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		serve, atk  []string
+		keys, limit int64
+	}{
+		{"one client", []string{"-algo", "gcra", "-limit", "50", "-window", "1s"}, []string{"-rate", "300"}, 1, 50},
+		{"keys in a header", []string{"-algo", "sliding-log", "-limit", "20", "-window", "1s", "-key", "header:X-Key"},
+			[]string{"-rate", "300", "-workload", "poisson", "-keys", "3", "-key-header", "X-Key"}, 3, 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := startServe(t, tc.serve...)
+			out := filepath.Join(t.TempDir(), "atk")
+			args := append([]string{"-url", s.url + "/api", "-duration", "600ms", "-no-report", "-out", out}, tc.atk...)
+			code, stdout, stderr := attackCLI(t, context.Background(), args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			_, totalsLine := s.stop(t)
+			admitted, rejected := totals(t, totalsLine)
+			res, err := bench.ReadFile(filepath.Join(out, "result.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			run := res.Runs[0]
+			if got := run.StatusCodes["200"]; got != admitted || run.Admitted != admitted {
+				t.Errorf("client: %d 200s (admitted %d); server admitted %d", got, run.Admitted, admitted)
+			}
+			if got := run.StatusCodes["429"]; got != rejected || run.Rejected != rejected || rejected == 0 {
+				t.Errorf("client: %d 429s (rejected %d); server rejected %d (want some)", got, run.Rejected, rejected)
+			}
+			if run.Offered != admitted+rejected || run.Errors != 0 || len(run.StatusCodes) != 2 {
+				t.Errorf("offered %d, errors %d, statuses %v", run.Offered, run.Errors, run.StatusCodes)
+			}
+			host := strings.TrimPrefix(s.url, "http://")
+			if run.Algorithm != "http" || run.Backend != host || res.Meta.Mode != "http" || run.Live == nil || run.HTTP == nil {
+				t.Fatalf("run %s@%s in mode %s, live %v, http %v", run.Algorithm, run.Backend, res.Meta.Mode, run.Live, run.HTTP)
+			}
+			if res.Policy.Limit != tc.limit || res.Policy.WindowNS != int64(time.Second) || run.HTTP.PolicySource != "RateLimit-Policy" {
+				t.Errorf("policy %+v from %q, want %d per 1s from the header", res.Policy, run.HTTP.PolicySource, tc.limit)
+			}
+			if int64(run.KeyCount) != tc.keys || run.Latency == nil || run.Latency.Count != run.Offered || run.LatencyHDR == "" {
+				t.Errorf("keys %d, latency %+v", run.KeyCount, run.Latency)
+			}
+			if n := run.HTTP.RetryAfterS["1"]; n != rejected {
+				t.Errorf("Retry-After values %v: want 1s for each of the %d 429s", run.HTTP.RetryAfterS, rejected)
+			}
+			if want := 100 * float64(rejected) / float64(admitted+rejected); run.HTTP.TooManyPct != want {
+				t.Errorf("429 ratio %.3f%%, want %.3f%%", run.HTTP.TooManyPct, want)
+			}
+			if !strings.Contains(stdout, "status: 200: ") || !strings.Contains(stdout, "http@"+host) {
+				t.Errorf("stdout lacks the table or the status line:\n%s", stdout)
+			}
+		})
+	}
+}
+
+// TestAttackHonorRetryAfter: a key told to come back later is held back,
+// not sent: the server sees no request of it until then.
+func TestAttackHonorRetryAfter(t *testing.T) {
+	s := startServe(t, "-limit", "5", "-window", "1m")
+	out := filepath.Join(t.TempDir(), "atk")
+	code, stdout, stderr := attackCLI(t, context.Background(), "-url", s.url, "-rate", "200", "-duration", "400ms",
+		"-honor-retry-after", "-no-report", "-out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	_, totalsLine := s.stop(t)
+	admitted, rejected := totals(t, totalsLine)
+	res, err := bench.ReadFile(filepath.Join(out, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := res.Runs[0]
+	// 5 admitted, one 429 saying "12s", then everything held back.
+	if admitted != 5 || rejected != 1 || run.Admitted != 5 || run.Rejected != 1 || run.HTTP.RetryAfterS["12"] != 1 {
+		t.Errorf("server %d/%d, client %d/%d, Retry-After %v; want 5 admitted, 1 rejected with 12s",
+			admitted, rejected, run.Admitted, run.Rejected, run.HTTP.RetryAfterS)
+	}
+	if held := run.HTTP.HeldBack; held < 60 || held+run.Offered != run.Live.Scheduled {
+		t.Errorf("held back %d of %d scheduled (offered %d)", held, run.Live.Scheduled, run.Offered)
+	}
+	if !strings.Contains(stdout, "held back") {
+		t.Errorf("stdout does not say how many were held back:\n%s", stdout)
+	}
+}
+
+// freePort returns a loopback address nobody listens on.
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// TestAttackBadInput: one clear line, exit 2, no output folder.
+func TestAttackBadInput(t *testing.T) {
+	s := startServe(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unreachable", []string{"-url", "http://" + freePort(t) + "/"}, "connection refused"},
+		{"no URL", []string{}, "-url is required"},
+		{"not http", []string{"-url", "ftp://127.0.0.1/"}, "ftp://"},
+		{"malformed header", []string{"-url", s.url, "-header", "X-Token"}, "Name: value"},
+		{"header name with a space", []string{"-url", s.url, "-header", "X Token: 1"}, "not a token"},
+		{"negative rate", []string{"-url", s.url, "-rate", "-5"}, "-rate -5"},
+		{"NaN rate", []string{"-url", s.url, "-rate", "NaN"}, "-rate NaN"},
+		{"closed loop without connections", []string{"-url", s.url, "-rate", "0"}, "-connections"},
+		{"keys without a header", []string{"-url", s.url, "-keys", "3"}, "-key-header"},
+		{"unknown workload", []string{"-url", s.url, "-workload", "tides"}, "tides"},
+		{"missing body", []string{"-url", s.url, "-body", "missing.json"}, "missing.json"},
+		{"zero duration", []string{"-url", s.url, "-duration", "0s"}, "-duration"},
+		{"unknown algorithm", []string{"-url", s.url, "-algo", "nope"}, "nope"},
+		{"no connections", []string{"-url", s.url, "-connections", "0"}, "-connections 0"},
+		{"negative limit", []string{"-url", s.url, "-limit", "-1"}, "-limit"},
+		{"unknown client", []string{"-url", s.url, "-client", "curl"}, "curl"},
+		{"negative cpus", []string{"-url", s.url, "-cpus", "-1"}, "-cpus -1"},
+		{"boundary without the policy", []string{"-url", s.url, "-workload", "boundary"}, "limit and window"},
+		{"closed loop holding back", []string{"-url", s.url, "-rate", "0", "-connections", "2", "-honor-retry-after"}, "hold"},
+		{"stray argument", []string{"-url", s.url, "extra"}, "extra"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			t.Chdir(dir)
+			args := append([]string{"-duration", "100ms", "-out", filepath.Join(dir, "out")}, tc.args...)
+			code, _, stderr := attackCLI(t, context.Background(), args...)
+			if code != 2 {
+				t.Errorf("exit %d, want 2 (stderr %q)", code, stderr)
+			}
+			if lines := strings.Count(strings.TrimSpace(stderr), "\n") + 1; lines != 1 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr %q: want one line mentioning %q", stderr, tc.want)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("bad input created %v", entries)
+			}
+		})
+	}
+	if _, out := s.stop(t); !strings.Contains(out, "totals: admitted 0 rejected 0") {
+		t.Errorf("bad input sent requests: %q", out)
+	}
+}
+
+// TestAttackServerStops: a server that goes away mid-attack gives errors
+// (connections refused or closed), and the report is still written.
+func TestAttackServerStops(t *testing.T) {
+	s := startServe(t, "-limit", "1000", "-window", "1s")
+	time.AfterFunc(200*time.Millisecond, func() { s.cancel() })
+	out := filepath.Join(t.TempDir(), "atk")
+	code, stdout, stderr := attackCLI(t, context.Background(), "-url", s.url, "-rate", "250", "-duration", "400ms", "-timeout", "500ms", "-out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	res, err := bench.ReadFile(filepath.Join(out, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := res.Runs[0]
+	refused := run.ErrorKinds["connection_refused"]
+	if run.Admitted < 20 || refused < 20 || run.Errors != run.Offered-run.Admitted {
+		t.Errorf("admitted %d, errors %d %v of %d: want 200s, then refused connections", run.Admitted, run.Errors, run.ErrorKinds, run.Offered)
+	}
+	for _, f := range []string{"report.html", "latency.png", "admitted_rate.png"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("no %s after the server stopped: %v", f, err)
+		}
+	}
+	if !strings.Contains(stderr, "warning: ") || !strings.Contains(stderr, "connection_refused") {
+		t.Errorf("stderr does not warn about the errors: %q", stderr)
+	}
+	if !strings.Contains(stdout, "errors: ") {
+		t.Errorf("stdout does not count the errors:\n%s", stdout)
+	}
+}
+
+// TestAttackInterrupt: a cancelled context (Ctrl-C) stops an hour-long
+// attack within a second and writes what ran.
+func TestAttackInterrupt(t *testing.T) {
+	s := startServe(t, "-limit", "100", "-window", "1s")
+	out := filepath.Join(t.TempDir(), "cut")
+	ctx, cancel := context.WithCancel(context.Background())
+	const after = 400 * time.Millisecond
+	time.AfterFunc(after, cancel)
+	start := time.Now()
+	code, _, stderr := attackCLI(t, ctx, "-url", s.url, "-rate", "500", "-duration", "1h", "-no-report", "-out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if took := time.Since(start) - after; took > time.Second {
+		t.Errorf("returned %v after the interrupt, want within 1s", took)
+	}
+	res, err := bench.ReadFile(filepath.Join(out, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := res.Runs[0]
+	if !res.Meta.Interrupted || run.Offered < 100 || run.Live.SpanNS > int64(time.Second) {
+		t.Errorf("interrupted %v, offered %d over %v", res.Meta.Interrupted, run.Offered, time.Duration(run.Live.SpanNS))
+	}
+	if !strings.Contains(stderr, "interrupted") {
+		t.Errorf("stderr %q: want the interrupt said", stderr)
+	}
+}
+
+// TestAttackClosedLoop: -rate 0 runs a closed loop over -connections.
+func TestAttackClosedLoop(t *testing.T) {
+	s := startServe(t, "-limit", "1000000", "-window", "1s")
+	atk := filepath.Join(t.TempDir(), "atk")
+	code, stdout, stderr := attackCLI(t, context.Background(), "-url", s.url, "-rate", "0", "-connections", "4", "-duration", "300ms",
+		"-no-report", "-out", atk)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	res, err := bench.ReadFile(filepath.Join(atk, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := res.Runs[0]
+	if !run.HTTP.Closed || run.Admitted < 100 || run.Admitted != run.Offered || run.Live.Workers != 4 || run.Live.Late != 0 {
+		t.Errorf("closed loop: admitted %d of %d over %d workers, %d late", run.Admitted, run.Offered, run.Live.Workers, run.Live.Late)
+	}
+	if !strings.Contains(stdout, "closed loop over 4 connections") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+	_, totalsLine := s.stop(t)
+	if admitted, _ := totals(t, totalsLine); admitted != run.Admitted {
+		t.Errorf("server admitted %d, client counted %d 200s", admitted, run.Admitted)
+	}
+}
+
+// TestAttackCompare: an HTTP run and an in-process run side by side (the
+// page without its charts, which TestCompareCommand renders).
+func TestAttackCompare(t *testing.T) {
+	s := startServe(t, "-algo", "gcra", "-limit", "50", "-window", "1s")
+	dir := t.TempDir()
+	atk, sim := filepath.Join(dir, "atk"), filepath.Join(dir, "sim")
+	if code, _, stderr := attackCLI(t, context.Background(), "-url", s.url, "-rate", "150", "-duration", "300ms", "-algo", "gcra",
+		"-no-report", "-out", atk); code != 0 {
+		t.Fatalf("attack: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, dir, "run", "-algos", "gcra", "-limit", "50", "-rate", "150", "-duration", "1s", "-no-report", "-out", sim); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	a, err := bench.ReadFile(filepath.Join(sim, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := bench.ReadFile(filepath.Join(atk, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if th := b.Runs[0].TheoryMaxInWindow; th != 100 {
+		t.Errorf("-algo gcra: theory %d, want B+L = 100", th)
+	}
+	page, err := report.CompareHTML(a, b, nil, report.CompareOptions{NameA: "sim", NameB: "atk"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := strings.TrimPrefix(s.url, "http://")
+	for _, want := range []string{`<td class="l">gcra</td>`, `<td class="l">http@` + host + `</td>`, "mode http"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("compare.html lacks %q", want)
+		}
+	}
+}

@@ -1,0 +1,259 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/algorithms/all"
+	"github.com/ratebench/ratebench/algorithms/httplimit"
+	"github.com/ratebench/ratebench/algorithms/keyed"
+	"github.com/ratebench/ratebench/bench"
+)
+
+// shutdownGrace bounds how long serve waits for requests in progress after
+// SIGINT or SIGTERM before it closes their connections (and exits 1).
+const shutdownGrace = 5 * time.Second
+
+// serveFlags are the flags of `ratebench serve`.
+type serveFlags struct {
+	backendFlags
+	addr, algo, trust, proxyHeader, key, prefix string
+	display                                     string // the backend, password removed
+	limit, burst                                int64
+	window                                      time.Duration
+	legacy                                      bool
+}
+
+func (f *serveFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "listen on HOST:PORT (port 0: any free port; the log's first line names it)")
+	fs.StringVar(&f.algo, "algo", "gcra", "algorithm limiting each key (see ratebench list)")
+	fs.Int64Var(&f.limit, "limit", 100, "limit L: requests per window, per key")
+	fs.DurationVar(&f.window, "window", time.Second, "window W")
+	fs.Int64Var(&f.burst, "burst", 0, "burst B (default: L)")
+	f.backendFlags.register(fs)
+	fs.StringVar(&f.prefix, "prefix", "ratebench:serve", "Redis key prefix or SQLite scope of the quota: servers with the same one share it")
+	fs.StringVar(&f.trust, "trust-proxy", "", "comma-separated CIDRs (or addresses) of reverse proxies whose forwarding header is believed")
+	fs.StringVar(&f.proxyHeader, "proxy-header", httplimit.HeaderXForwardedFor, "the header trusted proxies write: X-Forwarded-For or Forwarded")
+	fs.StringVar(&f.key, "key", "", "what a request is limited by: the client IP (default) or header:NAME (e.g. header:X-API-Key)")
+	fs.BoolVar(&f.legacy, "legacy-headers", false, "also send X-RateLimit-Limit, -Remaining and -Reset")
+}
+
+// middleware checks the flags and builds the rate limiter and a function
+// that releases its backend. Bad flags are usage errors; an unreachable
+// backend is not.
+func (f *serveFlags) middleware() (*httplimit.Middleware, func() error, error) {
+	if _, _, err := net.SplitHostPort(f.addr); err != nil {
+		return nil, nil, usagef("-addr %q: want HOST:PORT", f.addr)
+	}
+	if f.burst < 0 {
+		return nil, nil, usagef("-burst %d must be >= 1", f.burst)
+	}
+	p, err := algorithms.Policy{Limit: f.limit, Window: f.window, Burst: f.burst}.Validate()
+	if err != nil {
+		return nil, nil, usagef("%v", err)
+	}
+	trusted, err := parsePrefixes(f.trust)
+	if err != nil {
+		return nil, nil, err
+	}
+	keyFn, err := parseKey(f.key)
+	if err != nil {
+		return nil, nil, err
+	}
+	lim, closeFn, err := f.limiter(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	mw, err := httplimit.New(httplimit.Config{
+		Policy: p, Limiter: lim, Key: keyFn, TrustedProxies: trusted, ProxyHeader: f.proxyHeader,
+		LegacyHeaders: f.legacy, FailOpen: f.failOpen,
+	})
+	if err != nil {
+		_ = closeFn()
+		return nil, nil, usageError{err}
+	}
+	return mw, closeFn, nil
+}
+
+// limiter is a per-key limiter of the named algorithm: keyed in memory,
+// or on the shared backend (whose limiters keep one state per key, under
+// -prefix, so that servers with the same prefix share the quota).
+func (f *serveFlags) limiter(p algorithms.Policy) (algorithms.Limiter, func() error, error) {
+	e, err := all.Lookup(f.algo)
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	b, err := bench.ParseBackend(f.backend)
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	f.display = b.Display
+	if b.Kind == bench.BackendMemory {
+		l, err := keyed.New(p, e.New, keyed.Options{})
+		if err != nil {
+			return nil, nil, usageError{err}
+		}
+		return l, func() error { return nil }, nil
+	}
+	switch {
+	case f.redisTime != "arg" && f.redisTime != "server":
+		return nil, nil, usagef("-redis-time %q: want arg or server", f.redisTime)
+	case f.timeout <= 0:
+		return nil, nil, usagef("-backend-timeout %v must be > 0", f.timeout)
+	case f.prefix == "":
+		return nil, nil, usagef("-prefix must not be empty")
+	}
+	opts := bench.BackendOptions{Timeout: f.timeout, ServerTime: f.redisTime == "server", Live: true,
+		Workers: serveBackendWorkers, Prefix: f.prefix}
+	targets, closeFn, err := bench.BackendTargets([]string{e.Name}, p, 1, 1, f.backend, opts)
+	switch {
+	case errors.Is(err, algorithms.ErrBackend):
+		return nil, nil, fmt.Errorf("-backend %s: %w", b.Display, err)
+	case err != nil:
+		return nil, nil, usageError{err}
+	}
+	l, err := targets[0].New()
+	if err != nil {
+		_ = closeFn()
+		return nil, nil, fmt.Errorf("-backend %s: %w", b.Display, err)
+	}
+	return l, closeFn, nil
+}
+
+// serveBackendWorkers sizes the Redis pool for concurrent requests, which
+// then share pipelines.
+const serveBackendWorkers = 64
+
+// parsePrefixes parses "CIDR,CIDR,...": a bare address is a prefix of
+// itself alone.
+func parsePrefixes(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(part); err == nil {
+			out = append(out, p)
+			continue
+		}
+		a, err := netip.ParseAddr(part)
+		if err != nil {
+			return nil, usagef("-trust-proxy %q: not a CIDR (e.g. 10.0.0.0/8) or an address", part)
+		}
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out, nil
+}
+
+// parseKey parses -key: "" for the client IP, or "header:NAME".
+func parseKey(s string) (httplimit.KeyFunc, error) {
+	if s == "" {
+		return nil, nil
+	}
+	name, ok := strings.CutPrefix(s, "header:")
+	if !ok || !validHeaderName(name) {
+		return nil, usagef("-key %q: want header:NAME, e.g. header:X-API-Key", s)
+	}
+	return httplimit.KeyHeader(name), nil
+}
+
+func (e *env) serveCommand() *command {
+	c := &command{name: "serve", summary: "serve a demo endpoint behind the rate-limit middleware, logging admitted and rejected per second",
+		fs: flag.NewFlagSet("serve", flag.ContinueOnError)}
+	var f serveFlags
+	f.register(c.fs)
+	c.run = func(ctx context.Context, args []string) error {
+		if len(args) > 0 {
+			return usagef("unexpected argument %q", args[0])
+		}
+		mw, closeFn, err := f.middleware()
+		if err != nil {
+			return err
+		}
+		defer closeFn()
+		ln, err := net.Listen("tcp", f.addr)
+		if err != nil {
+			return err
+		}
+		return e.serve(ctx, ln, mw, &f)
+	}
+	return c
+}
+
+// okHandler is the demo service: 200 "ok".
+func okHandler(w http.ResponseWriter, _ *http.Request) {
+	h := w.Header()
+	h["Content-Type"] = []string{"text/plain; charset=utf-8"}
+	h["Content-Length"] = []string{"3"}
+	_, _ = io.WriteString(w, "ok\n")
+}
+
+// serve serves on ln until ctx is done, logging once a second, then shuts
+// down gracefully and prints the totals.
+func (e *env) serve(ctx context.Context, ln net.Listener, mw *httplimit.Middleware, f *serveFlags) error {
+	srv := &http.Server{
+		Handler:           mw.Wrap(http.HandlerFunc(okHandler)),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          log.New(e.stderr, "serve: ", 0),
+	}
+	start := time.Now()
+	fmt.Fprintf(e.stderr, "listening on http://%s (%s on %s, limit %d per %v per key)\n", ln.Addr(), f.algo, f.display, f.limit, f.window)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	err := e.logEverySecond(ctx, mw, served)
+	shutdown, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if serr := srv.Shutdown(shutdown); serr != nil {
+		_ = srv.Close() // requests still running after the grace: cut them
+		if err == nil {
+			err = fmt.Errorf("shutdown: %w", serr)
+		}
+	}
+	s := mw.Stats()
+	fmt.Fprintf(e.stdout, "totals: admitted %d rejected %d errors %d bad_keys %d in %v\n",
+		s.Admitted, s.Rejected, s.Errors, s.BadKeys, time.Since(start).Round(time.Millisecond))
+	return err
+}
+
+// logEverySecond writes one line per second that saw requests: admitted
+// and rejected in that second. It returns nil when ctx is done, or the
+// server's error if it stops first.
+func (e *env) logEverySecond(ctx context.Context, mw *httplimit.Middleware, served <-chan error) error {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	var last httplimit.Stats
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-served:
+			if errors.Is(err, http.ErrServerClosed) {
+				return nil
+			}
+			return err
+		case now := <-tick.C:
+			s := mw.Stats()
+			if d := (httplimit.Stats{Admitted: s.Admitted - last.Admitted, Rejected: s.Rejected - last.Rejected,
+				Errors: s.Errors - last.Errors, BadKeys: s.BadKeys - last.BadKeys}); d != (httplimit.Stats{}) {
+				fmt.Fprintf(e.stderr, "%s admitted %d rejected %d", now.Format("15:04:05"), d.Admitted, d.Rejected)
+				if d.Errors > 0 || d.BadKeys > 0 {
+					fmt.Fprintf(e.stderr, " errors %d bad_keys %d", d.Errors, d.BadKeys)
+				}
+				fmt.Fprintln(e.stderr)
+			}
+			last = s
+		}
+	}
+}
