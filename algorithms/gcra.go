@@ -51,12 +51,9 @@ func (g *GCRA) Full(tat int64, now time.Duration) bool { return tat <= int64(now
 
 // DecideWord implements WordRule on the TAT word.
 func (g *GCRA) DecideWord(state *atomic.Int64, now time.Duration, cost int64) (Decision, error) {
-	if cost < 1 {
-		return Decision{}, fmt.Errorf("gcra: %w: %d", ErrInvalidCost, cost)
-	}
 	t := int64(now)
-	if cost > g.burst {
-		return g.rejectAbove(state.Load(), t), nil
+	if cost < 1 || cost > g.burst {
+		return g.outOfRange(state, t, cost)
 	}
 	inc := cost * g.interval
 	for {
@@ -80,11 +77,19 @@ func (g *GCRA) DecideWord(state *atomic.Int64, now time.Duration, cost int64) (D
 	}
 }
 
-func (g *GCRA) rejectAbove(tat, t int64) Decision {
-	base := max(tat, t)
+// outOfRange answers a cost below one (an error) or above the burst
+// (rejected, never admissible), out of the hot path so that the decision
+// keeps a small frame.
+//
+//go:noinline
+func (g *GCRA) outOfRange(state *atomic.Int64, t, cost int64) (Decision, error) {
+	if cost < 1 {
+		return Decision{}, fmt.Errorf("gcra: %w: %d", ErrInvalidCost, cost)
+	}
+	base := max(state.Load(), t)
 	return Decision{
 		Remaining:  g.perUnit.div(max(g.limit-(base-t), 0)),
 		RetryAfter: Never,
 		ResetAfter: time.Duration(base - t),
-	}
+	}, nil
 }

@@ -51,18 +51,9 @@ func (b *TokenBucket) Full(emptyAt int64, now time.Duration) bool {
 
 // DecideWord implements WordRule on the empty-at word.
 func (b *TokenBucket) DecideWord(state *atomic.Int64, now time.Duration, cost int64) (Decision, error) {
-	if cost < 1 {
-		return Decision{}, fmt.Errorf("token-bucket: %w: %d", ErrInvalidCost, cost)
-	}
 	t := int64(now)
-	if cost > b.burst {
-		// Checked before cost*T, which could overflow.
-		have := t - max(state.Load(), t-b.capacity)
-		return Decision{
-			Remaining:  b.perToken.div(max(have, 0)),
-			RetryAfter: Never,
-			ResetAfter: time.Duration(b.capacity - have),
-		}, nil
+	if cost < 1 || cost > b.burst { // before cost*T, which could overflow
+		return b.outOfRange(state, t, cost)
 	}
 	need := cost * b.interval
 	for {
@@ -88,4 +79,21 @@ func (b *TokenBucket) DecideWord(state *atomic.Int64, now time.Duration, cost in
 			}, nil
 		}
 	}
+}
+
+// outOfRange answers a cost below one (an error) or above the burst
+// (rejected, never admissible), out of the hot path so that the decision
+// keeps a small frame.
+//
+//go:noinline
+func (b *TokenBucket) outOfRange(state *atomic.Int64, t, cost int64) (Decision, error) {
+	if cost < 1 {
+		return Decision{}, fmt.Errorf("token-bucket: %w: %d", ErrInvalidCost, cost)
+	}
+	have := t - max(state.Load(), t-b.capacity)
+	return Decision{
+		Remaining:  b.perToken.div(max(have, 0)),
+		RetryAfter: Never,
+		ResetAfter: time.Duration(b.capacity - have),
+	}, nil
 }
