@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
-	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/workload"
 )
@@ -231,16 +230,6 @@ func (e *env) executeWith(ctx context.Context, eng engine, cfg bench.Config, tar
 		fmt.Fprintf(e.stderr, "interrupted: wrote what ran to %s\n", dir)
 	}
 	return res, nil
-}
-
-// lookupAll validates algorithm names for a usage error.
-func lookupAll(names []string) error {
-	for _, n := range names {
-		if _, err := all.Lookup(n); err != nil {
-			return usageError{err}
-		}
-	}
-	return nil
 }
 
 // liveSummary prints, for live runs, what the table does not show: the
