@@ -163,7 +163,8 @@ type Calibration struct {
 	// the limiter's Allow: its two clock reads, the record of the
 	// decision and its counters (measured from the first clock read to a
 	// third one after the bookkeeping), plus its share of the time spent
-	// recording the three histograms, which a worker does in batches.
+	// recording the three histograms and handing decisions to the
+	// collector, which a worker does in batches.
 	// OverheadMeanNS is the same with the mean, pulled up by the rare
 	// decisions during which the worker was descheduled; Overhead the
 	// distribution of the per-decision part.

@@ -15,7 +15,7 @@ import (
 
 // stopGrace is how long an interrupted pass waits for workers still inside
 // Allow before it abandons them (their counts are then lost). maxQueued
-// bounds the arrivals waiting for a worker (the jobs channel's buffer),
+// bounds the arrivals waiting for a worker (the dispatch's queue),
 // whatever MaxInFlight.
 const (
 	stopGrace = 500 * time.Millisecond
@@ -31,7 +31,7 @@ type livePass struct {
 	calibrate bool
 	start     time.Time
 	workers   []*liveWorker
-	jobs      chan liveJob
+	disp      *dispatch
 	chunks    chan liveChunk
 	free      chan []liveRec
 	results   chan *workerResult
@@ -58,7 +58,7 @@ func newLivePass(cfg LiveConfig, t Target, lims []algorithms.Limiter, calibrate 
 	n := cfg.Workers
 	p := &livePass{
 		cfg: cfg, target: t, lims: lims, calibrate: calibrate,
-		jobs:    make(chan liveJob, min(cfg.MaxInFlight, maxQueued)),
+		disp:    newDispatch(n, min(cfg.MaxInFlight, maxQueued)),
 		chunks:  make(chan liveChunk, 64*n+1024),
 		free:    make(chan []liveRec, 4*n+64),
 		results: make(chan *workerResult, n),
@@ -143,7 +143,7 @@ func (p *livePass) drive(ctx context.Context, coll *liveCollector, stream worklo
 		p.stop()
 	}
 	p.drainEnd.Store(int64(s.end + p.cfg.Drain))
-	close(p.jobs)
+	p.disp.close()
 	results, reported := p.wait(ctx)
 	s.interrupted = p.stopping.Load() // also when interrupted during the drain
 	close(stopColl)
@@ -195,7 +195,7 @@ func liveMeasures(run *Run, cfg LiveConfig, s schedule, results []*workerResult,
 		Workers: cfg.Workers, MaxInFlight: cfg.MaxInFlight, LateAfterNS: int64(cfg.LateAfter),
 		Dropped: s.dropped, Scheduled: run.Offered + s.dropped, SpanNS: int64(span), WallNS: int64(wall),
 	}
-	var overhead, batches *hdrhistogram.Histogram
+	var overhead, batches, flushes *hdrhistogram.Histogram
 	var lastStart time.Duration
 	l.Abandoned = cfg.Workers - len(results)
 	for _, r := range results {
@@ -204,10 +204,11 @@ func liveMeasures(run *Run, cfg LiveConfig, s schedule, results []*workerResult,
 		mergeInto(late, r.late)
 		if r.overhead != nil {
 			if overhead == nil {
-				overhead, batches = NewHistogram(), NewHistogram()
+				overhead, batches, flushes = NewHistogram(), NewHistogram(), NewHistogram()
 			}
 			mergeInto(overhead, r.overhead)
 			mergeInto(batches, r.batches)
+			mergeInto(flushes, r.flushes)
 		}
 		l.Late += r.lateCount
 		l.Unserved += r.unserved
@@ -227,11 +228,15 @@ func liveMeasures(run *Run, cfg LiveConfig, s schedule, results []*workerResult,
 	l.AchievedRatePerS = float64(run.Offered) / max(span, lastStart, 1).Seconds()
 	if overhead != nil && overhead.TotalCount() > 0 {
 		// Each decision's own part, plus its share of a batch of
-		// histogram records.
+		// histogram records and of a chunk handed to the collector.
 		var median, mean float64
 		if batches.TotalCount() > 0 {
 			median = float64(batches.ValueAtQuantile(50)) / measureBatch
 			mean = batches.Mean() / measureBatch
+		}
+		if flushes.TotalCount() > 0 {
+			median += float64(flushes.ValueAtQuantile(50)) / chunkSize
+			mean += flushes.Mean() / chunkSize
 		}
 		l.overhead = PercentilesOf(overhead)
 		l.HarnessOverheadNS, l.overheadMean = float64(l.overhead.P50)+median, overhead.Mean()+mean

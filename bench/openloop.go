@@ -82,10 +82,8 @@ func (p *livePass) schedule(ctx context.Context, stream workload.Stream, until t
 				continue
 			}
 		}
-		select {
-		case p.jobs <- liveJob{at: a.At, sent: now, key: a.Key, cost: a.Cost, replica: replica}:
-		default: // more than maxQueued waiting for a worker
-			s.dropped++
+		if !p.disp.send(liveJob{at: a.At, sent: now, key: a.Key, cost: a.Cost, replica: replica}) {
+			s.dropped++ // more than maxQueued waiting for a worker
 			continue
 		}
 		s.sent++
