@@ -29,9 +29,12 @@ type Input struct {
 // must be equal. For each run:
 //
 //   - counts, costs, false admits/rejects, throughput, status codes and
-//     error kinds are summed;
+//     error kinds are summed, and so are the live engine's counts, workers
+//     and rates and attack's responses, connections and Retry-After
+//     values (the 429 share is recomputed);
 //   - latency histograms are merged (HdrHistogram merge) and the
-//     percentiles read off the merged one;
+//     percentiles read off the merged one, and so are the live service
+//     time and lateness; the live calibration is the first input's;
 //   - series are summed bin by bin (bin i covers the same offset from each
 //     machine's start); bins must have the same width;
 //   - the most admitted in any span W is the largest of the inputs: a lower
@@ -191,6 +194,21 @@ func mergeRuns(runs []bench.Run, pol bench.PolicyJSON) (bench.Run, string, error
 	m.TheoryRatio = float64(m.TheoryMaxInWindow) / float64(pol.Limit)
 	mergeKeys(&m, runs)
 	warn, err := mergeLatency(&m, runs)
+	if err != nil {
+		return m, warn, err
+	}
+	if m.Live, err = mergeLive(runs); err != nil {
+		return m, warn, err
+	}
+	var httpWarn string
+	if m.HTTP, httpWarn, err = mergeHTTP(m, runs); err != nil {
+		return m, warn, err
+	}
+	if warn == "" {
+		warn = httpWarn
+	} else if httpWarn != "" {
+		warn += "; " + httpWarn
+	}
 	return m, warn, err
 }
 

@@ -110,3 +110,54 @@ func TestMergeMismatch(t *testing.T) {
 		})
 	}
 }
+
+// TestMergeLiveHTTP: two machines attacking one URL at once add up: the
+// live counts and rates, the responses and Retry-After values, the
+// service and lateness histograms; the 429 share is recomputed.
+func TestMergeLiveHTTP(t *testing.T) {
+	hdr := func(vals ...int64) (*bench.Percentiles, string) {
+		h := bench.NewHistogram()
+		for _, v := range vals {
+			_ = h.RecordValue(v)
+		}
+		return bench.PercentilesOf(h), bench.EncodeHistogram(h)
+	}
+	run := func(ok, tooMany int64, retry map[string]int64, svc []int64) bench.Run {
+		r := bench.Run{Algorithm: "http", Offered: ok + tooMany, Admitted: ok, Rejected: tooMany,
+			StatusCodes: map[string]int64{"200": ok, "429": tooMany}}
+		l := &bench.LiveStats{Workers: 32, Scheduled: ok + tooMany + 1, Dropped: 1, Late: 2, OfferedRatePerS: 100, AchievedRatePerS: 99, SpanNS: 1e9}
+		l.Service, l.ServiceHDR = hdr(svc...)
+		l.Lateness, l.LatenessHDR = hdr(svc...)
+		r.Live = l
+		r.HTTP = &bench.HTTPStats{URL: "http://127.0.0.1:8080/", Responses: ok + tooMany, Connections: 4,
+			TooManyPct: 100 * float64(tooMany) / float64(ok+tooMany), RetryAfterS: retry, CompletedRatePerS: 99}
+		return r
+	}
+	pol := bench.PolicyJSON{Limit: 100, WindowNS: 1e9, Burst: 100}
+	a := &bench.Result{Policy: pol, Runs: []bench.Run{run(90, 10, map[string]int64{"1": 10}, []int64{100, 200})}}
+	b := &bench.Result{Policy: pol, Runs: []bench.Run{run(10, 90, map[string]int64{"1": 40, "2": 50}, []int64{300, 400, 500})}}
+	m, err := Merge([]Input{{Name: "a", Result: a}, {Name: "b", Result: b}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := m.Runs[0]
+	h, l := r.HTTP, r.Live
+	if h.Responses != 200 || h.Connections != 8 || h.CompletedRatePerS != 198 || h.TooManyPct != 50 {
+		t.Errorf("http = %+v, want 200 responses, 8 connections, 198/s, 50%% 429s", h)
+	}
+	if h.RetryAfterS["1"] != 50 || h.RetryAfterS["2"] != 50 || a.Runs[0].HTTP.RetryAfterS["1"] != 10 {
+		t.Errorf("Retry-After %v, want 1s: 50, 2s: 50, and the input untouched", h.RetryAfterS)
+	}
+	if l.Workers != 64 || l.Scheduled != 202 || l.Dropped != 2 || l.Late != 4 || l.LatePct != 2 ||
+		l.OfferedRatePerS != 200 || l.AchievedRatePerS != 198 || l.SpanNS != 1e9 {
+		t.Errorf("live = %+v", l)
+	}
+	if l.Service.Count != 5 || l.Lateness.Count != 5 || l.Service.Max < 500 {
+		t.Errorf("service %+v, lateness %+v: want the 5 values of both", l.Service, l.Lateness)
+	}
+	// A live run does not merge with a sim run of the same target.
+	c := &bench.Result{Policy: pol, Runs: []bench.Run{{Algorithm: "http"}}}
+	if _, err := Merge([]Input{{Name: "a", Result: a}, {Name: "c", Result: c}}); !errors.Is(err, ErrMismatch) {
+		t.Errorf("live with sim: err %v, want ErrMismatch", err)
+	}
+}

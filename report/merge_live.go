@@ -1,0 +1,114 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/ratebench/ratebench/bench"
+)
+
+// mergeLive combines the live engines' measures of one target run on
+// several machines at once: counts, workers and rates are summed, spans
+// are the longest, the service and lateness histograms merged. The
+// calibration and a shaper's queue delays (percentiles without a
+// histogram) are the first input's, as the harness's cost is per machine.
+// Nil when the first run is not live.
+func mergeLive(runs []bench.Run) (*bench.LiveStats, error) {
+	if runs[0].Live == nil {
+		return nil, nil
+	}
+	first := *runs[0].Live
+	m := first
+	m.Workers, m.MaxInFlight, m.Scheduled, m.Dropped, m.Late, m.Unserved, m.Abandoned, m.Reordered = 0, 0, 0, 0, 0, 0, 0, 0
+	m.OfferedRatePerS, m.AchievedRatePerS, m.SpanNS, m.WallNS = 0, 0, 0, 0
+	service, lateness := make([]string, 0, len(runs)), make([]string, 0, len(runs))
+	for _, r := range runs {
+		l := r.Live
+		if l == nil {
+			return nil, fmt.Errorf("%w: a live run and a run without live measures", ErrMismatch)
+		}
+		m.Workers += l.Workers
+		m.MaxInFlight += l.MaxInFlight
+		m.Scheduled += l.Scheduled
+		m.Dropped += l.Dropped
+		m.Late += l.Late
+		m.Unserved += l.Unserved
+		m.Abandoned += l.Abandoned
+		m.Reordered += l.Reordered
+		m.OfferedRatePerS += l.OfferedRatePerS
+		m.AchievedRatePerS += l.AchievedRatePerS
+		m.SpanNS, m.WallNS = max(m.SpanNS, l.SpanNS), max(m.WallNS, l.WallNS)
+		service, lateness = append(service, l.ServiceHDR), append(lateness, l.LatenessHDR)
+	}
+	var err error
+	if m.Service, m.ServiceHDR, err = mergeHDR(service); err != nil {
+		return nil, fmt.Errorf("service histogram: %w", err)
+	}
+	if m.Lateness, m.LatenessHDR, err = mergeHDR(lateness); err != nil {
+		return nil, fmt.Errorf("lateness histogram: %w", err)
+	}
+	if offered := sumOffered(runs); offered > 0 {
+		m.LatePct = 100 * float64(m.Late) / float64(offered)
+	}
+	return &m, nil
+}
+
+func sumOffered(runs []bench.Run) int64 {
+	var n int64
+	for _, r := range runs {
+		n += r.Offered
+	}
+	return n
+}
+
+// mergeHDR merges encoded histograms; nil and "" when one is missing, as
+// percentiles of a part would pass for the whole.
+func mergeHDR(encoded []string) (*bench.Percentiles, string, error) {
+	h := bench.NewHistogram()
+	for _, e := range encoded {
+		if e == "" {
+			return nil, "", nil
+		}
+		in, err := bench.DecodeHistogram(e)
+		if err != nil {
+			return nil, "", err
+		}
+		if dropped := h.Merge(in); dropped > 0 {
+			return nil, "", fmt.Errorf("%d values out of range", dropped)
+		}
+	}
+	return bench.PercentilesOf(h), bench.EncodeHistogram(h), nil
+}
+
+// mergeHTTP combines the attack measures of one URL attacked from several
+// machines at once: responses, connections, held-back arrivals, rates and
+// Retry-After values are summed and the 429 share recomputed from the
+// summed status codes. Nil when the first run is not an HTTP run.
+func mergeHTTP(m bench.Run, runs []bench.Run) (*bench.HTTPStats, string, error) {
+	if runs[0].HTTP == nil {
+		return nil, "", nil
+	}
+	h := *runs[0].HTTP
+	h.Responses, h.Connections, h.HeldBack, h.CompletedRatePerS = 0, 0, 0, 0
+	h.RetryAfterS = nil
+	var warn string
+	for _, r := range runs {
+		x := r.HTTP
+		if x == nil {
+			return nil, "", fmt.Errorf("%w: an HTTP run and a run without HTTP measures", ErrMismatch)
+		}
+		if x.URL != h.URL && warn == "" {
+			warn = fmt.Sprintf("attacked %s and %s; the page shows the first", h.URL, x.URL)
+		}
+		h.Responses += x.Responses
+		h.Connections += x.Connections
+		h.HeldBack += x.HeldBack
+		h.CompletedRatePerS += x.CompletedRatePerS
+		h.RetryAfterS = sumCounts(h.RetryAfterS, x.RetryAfterS)
+		h.HonorRetryAfter = h.HonorRetryAfter || x.HonorRetryAfter
+	}
+	h.TooManyPct = 0
+	if h.Responses > 0 {
+		h.TooManyPct = 100 * float64(m.StatusCodes["429"]) / float64(h.Responses)
+	}
+	return &h, warn, nil
+}
