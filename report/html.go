@@ -81,7 +81,7 @@ func HTML(r *bench.Result, charts []Chart, hgrms []File, opts Options) ([]byte, 
 		Files:    []string{"result.json", SeriesFile},
 	}
 	if v.Title == "" {
-		v.Title = fmt.Sprintf("ratebench: %s workload", workloadName(r))
+		v.Title = defaultTitle(r)
 	}
 	for _, h := range hgrms {
 		v.Files = append(v.Files, h.File)
@@ -91,6 +91,16 @@ func HTML(r *bench.Result, charts []Chart, hgrms []File, opts Options) ([]byte, 
 		return nil, fmt.Errorf("report: html: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// defaultTitle names the workload, and for an attack the URL attacked.
+func defaultTitle(r *bench.Result) string {
+	for _, run := range r.Runs {
+		if run.HTTP != nil {
+			return fmt.Sprintf("ratebench attack: %s %s, %s workload", run.HTTP.Method, run.HTTP.URL, workloadName(r))
+		}
+	}
+	return fmt.Sprintf("ratebench: %s workload", workloadName(r))
 }
 
 // figures embeds charts as data: URIs; link adds a link to each PNG file.

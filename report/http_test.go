@@ -22,7 +22,7 @@ func TestHTTPRun(t *testing.T) {
 			Algorithm: "http", Backend: "127.0.0.1:8080", Replicas: 1, Offered: 300, Admitted: 199, Rejected: 101,
 			MaxAdmittedInWindow: 199, BurstRatio: 1.99, DisagreementPct: -1,
 			StatusCodes: map[string]int64{"200": 199, "429": 101},
-			HTTP:        &bench.HTTPStats{TooManyPct: 33.666, RetryAfterS: map[string]int64{"1": 101}},
+			HTTP:        &bench.HTTPStats{Method: "GET", URL: "http://127.0.0.1:8080/", TooManyPct: 33.666, RetryAfterS: map[string]int64{"1": 101}},
 		}},
 	}
 	if got := Reading(r)[0]; !strings.HasSuffix(got, "; theory unknown.") || strings.Contains(got, "ABOVE") {
@@ -44,5 +44,8 @@ func TestHTTPRun(t *testing.T) {
 	}
 	if want := "200: 199, 429: 101; 429s: 33.7% of responses; Retry-After (s) 1: 101"; !strings.Contains(string(page), want) {
 		t.Errorf("report.html lacks %q", want)
+	}
+	if want := "<title>ratebench attack: GET http://127.0.0.1:8080/, poisson workload</title>"; !strings.Contains(string(page), want) {
+		t.Errorf("report.html lacks the title %q", want)
 	}
 }
