@@ -2,20 +2,10 @@ package bench
 
 import (
 	"context"
-	"runtime"
 	"time"
 
+	"github.com/ratebench/ratebench/bench/pace"
 	"github.com/ratebench/ratebench/workload"
-)
-
-// The scheduler sleeps on a timer when the next arrival is more than
-// sleepAbove away, waking wakeEarly before it, then yields (runtime.Gosched)
-// until the instant: Linux timers below a millisecond overshoot by about a
-// millisecond when the process is otherwise idle, which would make most
-// arrivals of a fast schedule late.
-const (
-	sleepAbove = 2 * time.Millisecond
-	wakeEarly  = time.Millisecond
 )
 
 // liveJob is one arrival handed to a worker.
@@ -43,9 +33,10 @@ type schedule struct {
 // counted. It returns at the end of the stream or when ctx is done.
 func (p *livePass) schedule(ctx context.Context, stream workload.Stream, until time.Duration) schedule {
 	done := ctx.Done()
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	defer timer.Stop()
+	// Yield: the limiters run in this process, and a Go timer or a
+	// nanosleep would wake tens of microseconds late.
+	pacer := pace.New(p.start, pace.Yield)
+	defer pacer.Stop()
 	var s schedule
 	var completed int64 // a stale sum of the workers' completions: in flight <= sent - completed
 	limit := int64(p.cfg.MaxInFlight)
@@ -61,7 +52,7 @@ func (p *livePass) schedule(ctx context.Context, stream workload.Stream, until t
 			break
 		}
 		if a.At > now {
-			if now, ok = p.waitUntil(done, timer, a.At); !ok {
+			if now, ok = pacer.Until(done, a.At); !ok {
 				s.interrupted = true
 				break
 			}
@@ -93,34 +84,6 @@ func (p *livePass) schedule(ctx context.Context, stream workload.Stream, until t
 	}
 	s.end = p.elapsed()
 	return s
-}
-
-// waitUntil returns when the pass's clock reaches at, with the clock, or
-// early with false when done is closed.
-func (p *livePass) waitUntil(done <-chan struct{}, timer *time.Timer, at time.Duration) (time.Duration, bool) {
-	for {
-		now := p.elapsed()
-		ahead := at - now
-		if ahead <= 0 {
-			return now, true
-		}
-		if ahead > sleepAbove {
-			timer.Reset(ahead - wakeEarly)
-			select {
-			case <-done:
-				timer.Stop()
-				return now, false
-			case <-timer.C:
-			}
-			continue
-		}
-		select {
-		case <-done:
-			return now, false
-		default:
-		}
-		runtime.Gosched()
-	}
 }
 
 // completed sums the workers' completions.

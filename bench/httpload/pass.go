@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/bench/pace"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -141,13 +142,14 @@ func (p *pass) drive(ctx context.Context, stream workload.Stream) schedule {
 // the stream or when ctx is done.
 func (p *pass) schedule(ctx context.Context, stream workload.Stream) schedule {
 	done := ctx.Done()
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	defer timer.Stop()
+	// Sleep, not Yield: a spinning sender would take a core from the
+	// server under test when both share the machine.
+	pacer := pace.New(p.start, pace.Sleep)
+	defer pacer.Stop()
 	var s schedule
 	var completed int64 // a stale sum of the workers' completions
 	limit := int64(p.cfg.MaxInFlight)
-	now := time.Since(p.start)
+	now := pacer.Now()
 	for {
 		a, ok := stream.Next()
 		if !ok {
@@ -155,7 +157,7 @@ func (p *pass) schedule(ctx context.Context, stream workload.Stream) schedule {
 			break
 		}
 		if a.At > now {
-			if now, ok = waitUntil(done, timer, p.start, a.At); !ok {
+			if now, ok = pacer.Until(done, a.At); !ok {
 				s.interrupted = true
 				break
 			}

@@ -1,9 +1,9 @@
 //go:build !linux
 
-package httpload
+package pace
 
 import "time"
 
-// shortSleep sleeps about d (less than timerAbove); Go's timers may wake
+// shortSleep sleeps about d (less than TimerAbove); Go's timers may wake
 // up to a millisecond late when the process is idle.
 func shortSleep(d time.Duration) { time.Sleep(d) }
