@@ -60,7 +60,8 @@ type File struct {
 	Label string
 }
 
-// Hgrms returns one <label>.hgrm per run with a latency histogram, in
+// Hgrms returns one <label>.hgrm per run with a latency histogram, and for
+// live runs <label>.service.hgrm and <label>.lateness.hgrm, in
 // HdrHistogram's percentile distribution format (Value, Percentile,
 // TotalCount, 1/(1-Percentile), then the mean, deviation, max and count),
 // values in milliseconds.
@@ -68,18 +69,25 @@ func Hgrms(r *bench.Result) ([]File, error) {
 	var out []File
 	names := labels(r)
 	for i, run := range r.Runs {
-		if run.LatencyHDR == "" {
-			continue
+		hists := []struct{ suffix, enc string }{{".hgrm", run.LatencyHDR}}
+		if l := run.Live; l != nil {
+			hists = append(hists, struct{ suffix, enc string }{".service.hgrm", l.ServiceHDR},
+				struct{ suffix, enc string }{".lateness.hgrm", l.LatenessHDR})
 		}
-		h, err := bench.DecodeHistogram(run.LatencyHDR)
-		if err != nil {
-			return nil, fmt.Errorf("report: %s: %w", names[i], err)
+		for _, x := range hists {
+			if x.enc == "" {
+				continue
+			}
+			h, err := bench.DecodeHistogram(x.enc)
+			if err != nil {
+				return nil, fmt.Errorf("report: %s: %w", names[i], err)
+			}
+			var buf bytes.Buffer
+			if _, err := h.PercentilesPrint(&buf, hgrmTicks, hgrmScale); err != nil {
+				return nil, fmt.Errorf("report: %w", err)
+			}
+			out = append(out, File{File: FileStem(names[i]) + x.suffix, Data: buf.Bytes(), Label: names[i]})
 		}
-		var buf bytes.Buffer
-		if _, err := h.PercentilesPrint(&buf, hgrmTicks, hgrmScale); err != nil {
-			return nil, fmt.Errorf("report: %w", err)
-		}
-		out = append(out, File{File: FileStem(names[i]) + ".hgrm", Data: buf.Bytes(), Label: names[i]})
 	}
 	return out, nil
 }

@@ -56,6 +56,8 @@ type pageView struct {
 	Warnings                          []string
 	Rows                              []row
 	Outcomes                          []outcome
+	Live                              []liveRow
+	LiveNote                          string
 	Charts                            []figureView
 	Meta, Workload                    []kv
 	Files                             []string
@@ -75,6 +77,8 @@ func HTML(r *bench.Result, charts []Chart, hgrms []File, opts Options) ([]byte, 
 		Warnings: r.Meta.Warnings,
 		Rows:     rows(r),
 		Outcomes: outcomes(r),
+		Live:     liveRows(r),
+		LiveNote: liveNote(r),
 		Charts:   figures(charts, true),
 		Meta:     metaKV(r.Meta),
 		Workload: workloadKV(r.Workload),

@@ -30,7 +30,8 @@ const (
 // Write renders r into dir (created if missing): admitted_rate.png,
 // burst_ratio.png, boundary.png (boundary workload), latency.png (when a
 // run has a latency histogram), keys.png (when a run has more than one
-// key), series.csv, one <label>.hgrm per latency histogram and
+// key), series.csv, one <label>.hgrm per latency histogram (and, for live
+// runs, <label>.service.hgrm and <label>.lateness.hgrm) and
 // report.html, which embeds every chart and needs nothing else to be read.
 // Every file is written to a temporary name and renamed. Write reads r
 // only; it is safe to call concurrently on different folders.
