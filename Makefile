@@ -47,3 +47,4 @@ fuzz:
 results:
 	$(GO) run ./cmd/ratebench boundary -out results/boundary
 	$(GO) run ./cmd/ratebench run -scenario default -out results/compare
+	bench/httpload/reference.sh
