@@ -13,9 +13,12 @@ import (
 func Reading(r *bench.Result) []string {
 	out := make([]string, 0, len(r.Runs))
 	for _, run := range r.Runs {
+		span, end := time.Duration(run.MaxWindowSpanNS), time.Duration(run.MaxWindowEndNS)
+		if run.Live != nil { // real clock readings
+			span, end = round4(span), round4(end)
+		}
 		head := fmt.Sprintf("%s admitted %.2fx its limit (%d of %d) within %v around t=%v",
-			Label(run), run.BurstRatio, run.MaxAdmittedInWindow, r.Policy.Limit,
-			time.Duration(run.MaxWindowSpanNS), time.Duration(run.MaxWindowEndNS))
+			Label(run), run.BurstRatio, run.MaxAdmittedInWindow, r.Policy.Limit, span, end)
 		if run.TheoryFor() == 0 { // an HTTP run against an unnamed algorithm
 			out = append(out, head+"; theory unknown.")
 			continue
@@ -27,4 +30,14 @@ func Reading(r *bench.Result) []string {
 		out = append(out, fmt.Sprintf("%s; theory %.2fx, %s.", head, float64(run.TheoryFor())/float64(r.Policy.Limit), verdict))
 	}
 	return out
+}
+
+// round4 rounds d to four significant digits: a live run's instants are
+// clock readings, and "999.061812ms" says no more than "999.1ms".
+func round4(d time.Duration) time.Duration {
+	unit := time.Duration(1)
+	for v := d / 10000; v > 0; v /= 10 {
+		unit *= 10
+	}
+	return d.Round(unit)
 }
