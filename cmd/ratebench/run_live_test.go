@@ -37,8 +37,10 @@ func TestLiveRun(t *testing.T) {
 	}
 	for _, r := range res.Runs {
 		l := r.Live
-		if l == nil || l.Workers != 2 || l.MaxInFlight != 100 || r.Offered < 200 || r.Latency.Count != r.Offered ||
-			l.Calibration == nil || l.HarnessOverheadNS <= 0 {
+		// The leaky queue's waits count as in flight: with 100 of them
+		// it drops arrivals, more of them on a busy machine.
+		if l == nil || l.Workers != 2 || l.MaxInFlight != 100 || r.Offered < 100 || r.Offered+l.Dropped != l.Scheduled ||
+			r.Latency.Count != r.Offered || l.Calibration == nil || l.HarnessOverheadNS <= 0 {
 			t.Errorf("%s: offered %d, live %+v", r.Algorithm, r.Offered, l)
 		}
 	}
