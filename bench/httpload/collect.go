@@ -325,7 +325,7 @@ func (c *collector) fixKeys(run *bench.Run) {
 func (c *collector) liveStats(s schedule, span time.Duration) *bench.LiveStats {
 	cfg := c.p.cfg
 	l := &bench.LiveStats{
-		Workers: len(c.p.snapshot()), MaxInFlight: cfg.MaxInFlight, LateAfterNS: int64(cfg.LateAfter),
+		Workers: c.p.connections(), MaxInFlight: cfg.MaxInFlight, LateAfterNS: int64(cfg.LateAfter),
 		Scheduled: c.offered + s.dropped + s.held, Dropped: s.dropped,
 		SpanNS: int64(span), WallNS: int64(s.wall), Late: c.lateCount, Abandoned: s.abandoned,
 	}

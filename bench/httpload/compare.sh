@@ -5,6 +5,7 @@
 #
 #   bench/httpload/compare.sh            # 2 rounds of 10s measures
 #   ROUNDS=1 DURATION=5s bench/httpload/compare.sh
+#   ENGINES="goroutines epoll" bench/httpload/compare.sh   # both, same rounds
 #
 # Each round restarts the server, then measures in turn:
 #   wrk      wrk -t2 -c32 -d10s: requests per second (closed loop);
@@ -18,6 +19,10 @@
 #            requests sent more than 1ms late is printed beside);
 #   fixed    attack at FIXED_RATE (default 40% of wrk's rate, below
 #            capacity) for DURATION: the achieved rate against the target.
+#
+# closed, open and fixed are measured for each attack -engine in ENGINES
+# (default: the default engine). With /usr/bin/time, the closed loops
+# also print the sender's CPU (user + system) per request.
 #
 # Needs wrk (apt-get install -y wrk) and vegeta
 # (go install github.com/tsenart/vegeta/v12@v12.13.0): tools for this
@@ -64,7 +69,7 @@ start_server() {
 attack() {
 	local rate=$1 d=$2
 	shift 2
-	"$RB" attack -url "$URL" -rate "$rate" -duration "$d" -no-report -out "$tmp/atk" "$@" >"$tmp/atk.out" 2>"$tmp/atk.err" || {
+	$TIME "$RB" attack -url "$URL" -rate "$rate" -duration "$d" -no-report -out "$tmp/atk" "$@" >"$tmp/atk.out" 2>"$tmp/atk.err" || {
 		cat "$tmp/atk.err" >&2
 		exit 1
 	}
@@ -78,33 +83,52 @@ attack() {
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 
+# cpu RATE SECONDS: the CPU per request, in microseconds, that the last
+# timed command took (user + system, from $tmp/cpu), or "-".
+TIME=""
+[ -x /usr/bin/time ] && TIME="/usr/bin/time -f %U+%S -o $tmp/cpu"
+cpu() {
+	[ -n "$TIME" ] || { echo "-"; return; }
+	awk -F+ -v r="$1" -v d="$2" 'END { if (r > 0) printf "%.1fus", ($1 + $2) / (r * d) * 1e6; else print "-" }' "$tmp/cpu"
+}
+secs=$(awk -v d="$DURATION" 'BEGIN { v = d + 0; if (d ~ /ms$/) v /= 1000; else if (d ~ /m$/) v *= 60; print v }')
+ENGINES=${ENGINES:-default}
+
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "server:  ratebench serve -limit 1000000000 -window 1s (admits everything) on $URL; $CONNS connections for the closed loops"
 for round in $(seq "$ROUNDS"); do
 	start_server
-	wrk_rate=$(wrk -t2 -c"$CONNS" -d"$DURATION" "$URL" | awk '/Requests\/sec/ { printf "%d", $2 }')
+	wrk_rate=$($TIME wrk -t2 -c"$CONNS" -d"$DURATION" "$URL" | awk '/Requests\/sec/ { printf "%d", $2 }')
+	wrk_cpu=$(cpu "$wrk_rate" "$secs")
 	veg_rate=$(echo "GET $URL" | "$VEGETA" attack -rate=0 -max-workers="$CONNS" -duration="$DURATION" | "$VEGETA" report |
 		awk -F'[],[ ]+' '/^Requests/ { printf "%d", $(NF-1) }')
-	read -r _ closed _ _ _ < <(attack 0 "$DURATION" -connections "$CONNS")
-
-	open=0
-	for pct in 50 60 70 80 90 100; do
-		r=$((wrk_rate * pct / 100 / 1000 * 1000))
-		read -r sent done drop errs late < <(attack "$r" "$DURATION")
-		ok=$(awk -v s="$sent" -v r="$r" -v x="$drop" -v e="$errs" 'BEGIN { print (s >= 0.99 * r && x == 0 && e == 0) ? 1 : 0 }')
-		echo "  round $round: open loop at $r/s: sent $sent/s, $late% sent >1ms late, $drop dropped, $errs errors: $([ "$ok" = 1 ] && echo sustained || echo not sustained)"
-		[ "$ok" = 1 ] || break
-		open=$r
-	done
-
-	fixed=${FIXED_RATE:-$((wrk_rate * 40 / 100 / 1000 * 1000))}
-	read -r fsent fdone fdrop ferrs flate < <(attack "$fixed" "$DURATION")
-	ferr=$(awk -v a="$fsent" -v r="$fixed" 'BEGIN { d = (a - r) / r * 100; printf "%+.2f%%", d }')
-
 	echo "round $round:"
-	echo "  wrk -t2 -c$CONNS:                       $wrk_rate requests/s"
+	echo "  wrk -t2 -c$CONNS:                       $wrk_rate requests/s   (CPU $wrk_cpu per request)"
 	echo "  vegeta -rate=0 -max-workers=$CONNS:     $veg_rate requests/s"
-	echo "  attack -rate 0 -connections $CONNS:     $closed requests/s   ($(ratio "$closed" "$veg_rate")x vegeta, $(ratio "$closed" "$wrk_rate")x wrk)"
-	echo "  attack open loop, highest sustained: $open requests/s   ($(ratio "$open" "$veg_rate")x vegeta, $(ratio "$open" "$wrk_rate")x wrk)"
-	echo "  attack at a fixed $fixed/s:          sent $fsent/s ($ferr), $flate% sent >1ms late, $fdrop dropped, $ferrs errors"
+
+	for engine in $ENGINES; do
+		eflag=()
+		[ "$engine" = default ] || eflag=(-engine "$engine")
+		read -r _ closed _ _ _ < <(attack 0 "$DURATION" -connections "$CONNS" "${eflag[@]}")
+		closed_cpu=$(cpu "$closed" "$secs")
+
+		open=0
+		for pct in 50 60 70 80 90 100; do
+			r=$((wrk_rate * pct / 100 / 1000 * 1000))
+			read -r sent done drop errs late < <(attack "$r" "$DURATION" "${eflag[@]}")
+			ok=$(awk -v s="$sent" -v r="$r" -v x="$drop" -v e="$errs" 'BEGIN { print (s >= 0.99 * r && x == 0 && e == 0) ? 1 : 0 }')
+			echo "  round $round, $engine engine: open loop at $r/s: sent $sent/s, $late% sent >1ms late, $drop dropped, $errs errors: $([ "$ok" = 1 ] && echo sustained || echo not sustained)"
+			[ "$ok" = 1 ] || break
+			open=$r
+		done
+
+		fixed=${FIXED_RATE:-$((wrk_rate * 40 / 100 / 1000 * 1000))}
+		read -r fsent fdone fdrop ferrs flate < <(attack "$fixed" "$DURATION" "${eflag[@]}")
+		ferr=$(awk -v a="$fsent" -v r="$fixed" 'BEGIN { d = (a - r) / r * 100; printf "%+.2f%%", d }')
+
+		echo "  $engine engine:"
+		echo "    attack -rate 0 -connections $CONNS:     $closed requests/s   ($(ratio "$closed" "$veg_rate")x vegeta, $(ratio "$closed" "$wrk_rate")x wrk; CPU $closed_cpu per request)"
+		echo "    attack open loop, highest sustained: $open requests/s   ($(ratio "$open" "$veg_rate")x vegeta, $(ratio "$open" "$wrk_rate")x wrk)"
+		echo "    attack at a fixed $fixed/s:          sent $fsent/s ($ferr), $flate% sent >1ms late, $fdrop dropped, $ferrs errors"
+	done
 done

@@ -41,17 +41,9 @@ func readResponse(br *bufio.Reader, noBody, wantPolicy bool) (resp response, kee
 			return resp, false, len(line) > 0 || started, lineErr(err)
 		}
 		started = true
-		// "HTTP/1.x SSS reason"
-		if len(line) < 13 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' ||
-			(line[12] != ' ' && line[12] != '\r' && line[12] != '\n') {
-			return resp, false, true, errMalformed
-		}
-		status := 0
-		for _, c := range line[9:12] {
-			if c < '0' || c > '9' {
-				return resp, false, true, errMalformed
-			}
-			status = status*10 + int(c-'0')
+		status, minor, err := parseStatusLine(line)
+		if err != nil {
+			return resp, false, true, err
 		}
 		h, err := readHeader(br, wantPolicy)
 		if err != nil {
@@ -64,12 +56,12 @@ func readResponse(br *bufio.Reader, noBody, wantPolicy bool) (resp response, kee
 			continue // an interim response: the final one follows
 		}
 		resp = response{status: status, retryAfter: h.retryAfter, policy: h.policy}
-		keepAlive = line[7] == '1' && !h.close || line[7] == '0' && h.keepAlive && !h.close
-		switch {
-		case noBody || status == 204 || status == 304:
-		case h.chunked:
+		keepAlive = h.keepAliveAfter(minor)
+		switch bodyOf(noBody, status, h) {
+		case bodyNone:
+		case bodyChunked:
 			err = discardChunked(br)
-		case h.length >= 0:
+		case bodyLength:
 			if _, err = br.Discard(int(min(h.length, int64(^uint(0)>>1)))); errors.Is(err, io.EOF) {
 				err = io.ErrUnexpectedEOF
 			}
@@ -100,7 +92,7 @@ type header struct {
 
 // readHeader reads header lines up to the blank line.
 func readHeader(br *bufio.Reader, wantPolicy bool) (header, error) {
-	h := header{length: -1, retryAfter: noRetryAfter}
+	h := newHeader()
 	for {
 		line, err := br.ReadSlice('\n')
 		if err != nil {
@@ -113,42 +105,97 @@ func readHeader(br *bufio.Reader, wantPolicy bool) (header, error) {
 		if len(line) == 0 {
 			return h, nil
 		}
-		colon := bytes.IndexByte(line, ':')
-		if colon <= 0 {
-			if line[0] == ' ' || line[0] == '\t' {
-				continue // obsolete line folding: a continuation we do not need
-			}
-			return h, errMalformed
-		}
-		name, value := line[:colon], trimOWS(line[colon+1:])
-		switch len(name) {
-		case len("Content-Length"):
-			if asciiEqualFold(name, "Content-Length") {
-				n, ok := parseLength(value)
-				if !ok || h.length >= 0 && h.length != n {
-					return h, errMalformed
-				}
-				h.length = n
-			}
-		case len("Transfer-Encoding"):
-			if asciiEqualFold(name, "Transfer-Encoding") {
-				h.chunked = hasToken(value, "chunked")
-			}
-		case len("Connection"):
-			if asciiEqualFold(name, "Connection") {
-				h.close = h.close || hasToken(value, "close")
-				h.keepAlive = h.keepAlive || hasToken(value, "keep-alive")
-			}
-		case len("Retry-After"):
-			if asciiEqualFold(name, "Retry-After") {
-				h.retryAfter = parseRetryAfter(value, time.Now())
-			}
-		case len("RateLimit-Policy"):
-			if wantPolicy && h.policy == "" && asciiEqualFold(name, "RateLimit-Policy") {
-				h.policy = string(value)
-			}
+		if err := h.field(line, wantPolicy); err != nil {
+			return h, err
 		}
 	}
+}
+
+// newHeader is a header before its first field.
+func newHeader() header { return header{length: -1, retryAfter: noRetryAfter} }
+
+// parseStatusLine parses a status line, "HTTP/1.x SSS reason" with its
+// line feed: the status, and the minor version digit x.
+func parseStatusLine(line []byte) (status int, minor byte, err error) {
+	if len(line) < 13 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' ||
+		(line[12] != ' ' && line[12] != '\r' && line[12] != '\n') {
+		return 0, 0, errMalformed
+	}
+	for _, c := range line[9:12] {
+		if c < '0' || c > '9' {
+			return 0, 0, errMalformed
+		}
+		status = status*10 + int(c-'0')
+	}
+	return status, line[7], nil
+}
+
+// field reads one header line, its line end trimmed, not empty.
+func (h *header) field(line []byte, wantPolicy bool) error {
+	colon := bytes.IndexByte(line, ':')
+	if colon <= 0 {
+		if line[0] == ' ' || line[0] == '\t' {
+			return nil // obsolete line folding: a continuation we do not need
+		}
+		return errMalformed
+	}
+	name, value := line[:colon], trimOWS(line[colon+1:])
+	switch len(name) {
+	case len("Content-Length"):
+		if asciiEqualFold(name, "Content-Length") {
+			n, ok := parseLength(value)
+			if !ok || h.length >= 0 && h.length != n {
+				return errMalformed
+			}
+			h.length = n
+		}
+	case len("Transfer-Encoding"):
+		if asciiEqualFold(name, "Transfer-Encoding") {
+			h.chunked = hasToken(value, "chunked")
+		}
+	case len("Connection"):
+		if asciiEqualFold(name, "Connection") {
+			h.close = h.close || hasToken(value, "close")
+			h.keepAlive = h.keepAlive || hasToken(value, "keep-alive")
+		}
+	case len("Retry-After"):
+		if asciiEqualFold(name, "Retry-After") {
+			h.retryAfter = parseRetryAfter(value, time.Now())
+		}
+	case len("RateLimit-Policy"):
+		if wantPolicy && h.policy == "" && asciiEqualFold(name, "RateLimit-Policy") {
+			h.policy = string(value)
+		}
+	}
+	return nil
+}
+
+// keepAliveAfter reports whether a response of HTTP/1.minor with header
+// h leaves the connection open for another request (its body framed).
+func (h *header) keepAliveAfter(minor byte) bool {
+	return minor == '1' && !h.close || minor == '0' && h.keepAlive && !h.close
+}
+
+// body framings, as bodyOf tells them.
+const (
+	bodyNone    = iota // no body: HEAD, 204, 304
+	bodyChunked        // chunked transfer coding
+	bodyLength         // Content-Length bytes
+	bodyToEOF          // to the end of the connection
+)
+
+// bodyOf says how the body of a final response with status and header h
+// is framed.
+func bodyOf(noBody bool, status int, h header) int {
+	switch {
+	case noBody || status == 204 || status == 304:
+		return bodyNone
+	case h.chunked:
+		return bodyChunked
+	case h.length >= 0:
+		return bodyLength
+	}
+	return bodyToEOF
 }
 
 // discardChunked reads a chunked body and its trailers.
@@ -158,28 +205,9 @@ func discardChunked(br *bufio.Reader) error {
 		if err != nil {
 			return unexpected(lineErr(err))
 		}
-		line = trimEOL(line)
-		if i := bytes.IndexByte(line, ';'); i >= 0 {
-			line = line[:i]
-		}
-		line = trimOWS(line)
-		if len(line) == 0 || len(line) > 15 {
-			return errMalformed
-		}
-		var size int64
-		for _, c := range line {
-			var d byte
-			switch {
-			case c >= '0' && c <= '9':
-				d = c - '0'
-			case c >= 'a' && c <= 'f':
-				d = c - 'a' + 10
-			case c >= 'A' && c <= 'F':
-				d = c - 'A' + 10
-			default:
-				return errMalformed
-			}
-			size = size<<4 | int64(d)
+		size, err := parseChunkSize(trimEOL(line))
+		if err != nil {
+			return err
 		}
 		if size == 0 {
 			_, err := readHeader(br, false) // the trailers
@@ -196,6 +224,34 @@ func discardChunked(br *bufio.Reader) error {
 			return errMalformed
 		}
 	}
+}
+
+// parseChunkSize parses a chunk-size line, its line end trimmed: hex
+// digits, then any chunk extension.
+func parseChunkSize(line []byte) (int64, error) {
+	if i := bytes.IndexByte(line, ';'); i >= 0 {
+		line = line[:i]
+	}
+	line = trimOWS(line)
+	if len(line) == 0 || len(line) > 15 {
+		return 0, errMalformed
+	}
+	var size int64
+	for _, c := range line {
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, errMalformed
+		}
+		size = size<<4 | int64(d)
+	}
+	return size, nil
 }
 
 func unexpected(err error) error {

@@ -20,7 +20,9 @@
 //
 // Plain http goes through the package's own HTTP/1.1 client, which costs
 // the sender a fraction of net/http's CPU per request (see Config.Client);
-// https through one net/http Client.
+// https through one net/http Client. On Linux the fast client's
+// connections are driven by a few epoll event loops instead of a
+// goroutine each (see Config.Engine), with the same measures and rules.
 package httpload
 
 import (
@@ -124,6 +126,9 @@ type Config struct {
 	Algorithm string
 	// Client is ClientAuto, ClientFast or ClientStd.
 	Client string
+	// Engine is EngineAuto, EngineGoroutines or EngineEpoll: how the fast
+	// client drives its connections (the net/http client has goroutines).
+	Engine string
 	// Insecure skips the verification of the server's certificate.
 	Insecure bool
 	// Progress, when set, is told how far the attack has got.
@@ -152,6 +157,10 @@ func (c Config) resolve() (Config, *target, error) {
 			algorithms.ErrInvalidPolicy, c.Policy.Limit, c.Policy.Window, c.Policy.Burst)
 	case c.Client != ClientAuto && c.Client != ClientFast && c.Client != ClientStd:
 		return c, nil, fmt.Errorf("httpload: client %q: want %s or %s", c.Client, ClientFast, ClientStd)
+	case c.Engine != EngineAuto && c.Engine != EngineGoroutines && c.Engine != EngineEpoll:
+		return c, nil, fmt.Errorf("httpload: engine %q: want %s or %s", c.Engine, EngineGoroutines, EngineEpoll)
+	case c.Engine == EngineEpoll && !epollSupported:
+		return c, nil, fmt.Errorf("httpload: the %s engine runs on Linux only", EngineEpoll)
 	}
 	if c.Algorithm != "" {
 		if _, err := all.Lookup(c.Algorithm); err != nil {
@@ -182,6 +191,14 @@ func (c Config) resolve() (Config, *target, error) {
 	}
 	if c.Client == ClientFast && t.url.Scheme != "http" {
 		return c, nil, fmt.Errorf("%w: the fast client speaks plain http; use the net/http client for %s", ErrBadRequest, c.URL)
+	}
+	switch {
+	case c.Engine == EngineEpoll && c.Client != ClientFast:
+		return c, nil, fmt.Errorf("httpload: the %s engine drives the fast client only, not %s", EngineEpoll, c.Client)
+	case c.Engine == EngineAuto && c.Client == ClientFast && epollSupported:
+		c.Engine = EngineEpoll
+	case c.Engine == EngineAuto:
+		c.Engine = EngineGoroutines
 	}
 	if c.Workload.Name == "boundary" && (c.Policy.Limit == 0 || c.Policy.Window == 0) {
 		return c, nil, fmt.Errorf("httpload: the boundary workload needs the server's limit and window")

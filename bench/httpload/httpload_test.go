@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,6 +28,21 @@ import (
 // constant is a constant workload of rate per second for d.
 func constant(rate float64, d time.Duration) workload.Spec {
 	return workload.Spec{Name: "constant", Rate: rate, Duration: d}
+}
+
+// engines are the fast client's engines on this OS.
+func engines() []string {
+	if runtime.GOOS == "linux" {
+		return []string{httpload.EngineGoroutines, httpload.EngineEpoll}
+	}
+	return []string{httpload.EngineGoroutines}
+}
+
+// forEngines runs f as a subtest for each engine.
+func forEngines(t *testing.T, f func(t *testing.T, engine string)) {
+	for _, e := range engines() {
+		t.Run(e, func(t *testing.T) { f(t, e) })
+	}
 }
 
 func attack(t *testing.T, cfg httpload.Config) httpload.Result {
@@ -58,7 +74,14 @@ func TestOutcomes(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	res := attack(t, httpload.Config{URL: srv.URL, Workload: constant(500, 200*time.Millisecond), Policy: algorithms.Policy{Limit: 10, Window: time.Second}})
+	forEngines(t, func(t *testing.T, engine string) {
+		n.Store(0)
+		res := attack(t, httpload.Config{URL: srv.URL, Workload: constant(500, 200*time.Millisecond), Policy: algorithms.Policy{Limit: 10, Window: time.Second}, Engine: engine})
+		outcomes(t, res)
+	})
+}
+
+func outcomes(t *testing.T, res httpload.Result) {
 	run := res.Run
 	if run.Offered != 100 || run.Admitted != 40 || run.Rejected != 20 || run.Errors != 20 {
 		t.Errorf("offered %d admitted %d rejected %d errors %d; want 100, 40, 20, 20", run.Offered, run.Admitted, run.Rejected, run.Errors)
@@ -90,17 +113,22 @@ func TestKeysInHeader(t *testing.T) {
 		mu.Unlock()
 	}))
 	defer srv.Close()
-	spec := constant(600, 200*time.Millisecond)
-	spec.Keys = 3
-	res := attack(t, httpload.Config{URL: srv.URL, Workload: spec, KeyHeader: "X-Key", Header: http.Header{"X-Extra": {"1"}}})
-	mu.Lock()
-	defer mu.Unlock()
-	if len(seen) != 3 || seen["k0"] != 40 || seen["k1"] != 40 || seen["k2"] != 40 {
-		t.Errorf("keys seen %v: want 40 each of k0, k1, k2 (round robin)", seen)
-	}
-	if res.Run.KeyCount != 3 || res.Run.HTTP.KeyHeader != "X-Key" {
-		t.Errorf("run: %d keys, key header %q", res.Run.KeyCount, res.Run.HTTP.KeyHeader)
-	}
+	forEngines(t, func(t *testing.T, engine string) {
+		mu.Lock()
+		clear(seen)
+		mu.Unlock()
+		spec := constant(600, 200*time.Millisecond)
+		spec.Keys = 3
+		res := attack(t, httpload.Config{URL: srv.URL, Workload: spec, KeyHeader: "X-Key", Header: http.Header{"X-Extra": {"1"}}, Engine: engine})
+		mu.Lock()
+		defer mu.Unlock()
+		if len(seen) != 3 || seen["k0"] != 40 || seen["k1"] != 40 || seen["k2"] != 40 {
+			t.Errorf("keys seen %v: want 40 each of k0, k1, k2 (round robin)", seen)
+		}
+		if res.Run.KeyCount != 3 || res.Run.HTTP.KeyHeader != "X-Key" {
+			t.Errorf("run: %d keys, key header %q", res.Run.KeyCount, res.Run.HTTP.KeyHeader)
+		}
+	})
 }
 
 // TestPolicyFromServer: the policy comes from RateLimit-Policy, or
@@ -138,22 +166,27 @@ func TestConnectionsReused(t *testing.T) {
 	srv.Config.IdleTimeout = 5 * time.Millisecond // closes connections idle between arrivals
 	srv.Start()
 	defer srv.Close()
-	for _, client := range []string{httpload.ClientFast, httpload.ClientStd} {
-		res := attack(t, httpload.Config{URL: srv.URL, Workload: constant(500, 300*time.Millisecond), Client: client})
+	quiet := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer quiet.Close()
+	for _, client := range append(engines(), httpload.ClientStd) {
+		cfg := httpload.Config{URL: srv.URL, Workload: constant(500, 300*time.Millisecond), Client: httpload.ClientFast, Engine: client}
+		if client == httpload.ClientStd {
+			cfg.Client, cfg.Engine = client, ""
+		}
+		res := attack(t, cfg)
 		run := res.Run
-		if run.Admitted != 150 || run.Errors != 0 || run.HTTP.Client != client {
+		if run.Admitted != 150 || run.Errors != 0 || run.HTTP.Client != cfg.Client {
 			t.Errorf("%s: admitted %d of %d, errors %v", client, run.Admitted, run.Offered, run.ErrorKinds)
 		}
 		if c := run.HTTP.Connections; c < 15 || c > 150 {
 			t.Errorf("%s: %d connections for 150 requests, a tenth of them told to close", client, c)
 		}
-	}
-	// Connections kept alive, no closing: a handful for the whole run.
-	quiet := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
-	defer quiet.Close()
-	res := attack(t, httpload.Config{URL: quiet.URL, Workload: constant(1000, 200*time.Millisecond)})
-	if c := res.Run.HTTP.Connections; res.Run.Admitted != 200 || c > 20 {
-		t.Errorf("admitted %d over %d connections", res.Run.Admitted, c)
+		// Connections kept alive, no closing: a handful for the whole run.
+		cfg.URL, cfg.Workload = quiet.URL, constant(1000, 200*time.Millisecond)
+		res = attack(t, cfg)
+		if c := res.Run.HTTP.Connections; res.Run.Admitted != 200 || c > 20 {
+			t.Errorf("%s: admitted %d over %d connections", client, res.Run.Admitted, c)
+		}
 	}
 }
 
@@ -166,10 +199,12 @@ func TestChunked(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	res := attack(t, httpload.Config{URL: srv.URL, Workload: constant(200, 100*time.Millisecond)})
-	if res.Run.Admitted != 20 || res.Run.Errors != 0 {
-		t.Errorf("admitted %d, errors %v", res.Run.Admitted, res.Run.ErrorKinds)
-	}
+	forEngines(t, func(t *testing.T, engine string) {
+		res := attack(t, httpload.Config{URL: srv.URL, Workload: constant(200, 100*time.Millisecond), Engine: engine})
+		if res.Run.Admitted != 20 || res.Run.Errors != 0 {
+			t.Errorf("admitted %d, errors %v", res.Run.Admitted, res.Run.ErrorKinds)
+		}
+	})
 }
 
 // TestTimeoutsAndDrops: requests slower than the timeout fail as
@@ -184,19 +219,24 @@ func TestTimeoutsAndDrops(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	start := time.Now()
-	res := attack(t, httpload.Config{URL: srv.URL, Workload: constant(200, 100*time.Millisecond), Timeout: 150 * time.Millisecond,
-		MaxInFlight: 5, Connections: 5, Policy: algorithms.Policy{Limit: 1, Window: time.Second}})
-	run := res.Run
-	if run.Offered != 5 || run.ErrorKinds[httpload.KindTimeout] != 5 || run.Live.Dropped != 15 {
-		t.Errorf("offered %d, errors %v, dropped %d; want 5 timeouts and 15 dropped", run.Offered, run.ErrorKinds, run.Live.Dropped)
-	}
-	if took := time.Since(start); took > time.Second {
-		t.Errorf("took %v", took)
-	}
-	if ws := strings.Join(res.Warnings, "\n"); !strings.Contains(ws, "15 of 20 arrivals (75.00%) dropped") || !strings.Contains(ws, "5 of 5 requests failed (timeout 5)") {
-		t.Errorf("warnings %q: want the drops and the errors", res.Warnings)
-	}
+	forEngines(t, func(t *testing.T, engine string) {
+		start := time.Now()
+		res := attack(t, httpload.Config{URL: srv.URL, Workload: constant(200, 100*time.Millisecond), Timeout: 150 * time.Millisecond,
+			MaxInFlight: 5, Connections: 5, Policy: algorithms.Policy{Limit: 1, Window: time.Second}, Engine: engine})
+		run := res.Run
+		if run.Offered != 5 || run.ErrorKinds[httpload.KindTimeout] != 5 || run.Live.Dropped != 15 {
+			t.Errorf("offered %d, errors %v, dropped %d; want 5 timeouts and 15 dropped", run.Offered, run.ErrorKinds, run.Live.Dropped)
+		}
+		if took := time.Since(start); took > time.Second {
+			t.Errorf("took %v", took)
+		}
+		if ws := strings.Join(res.Warnings, "\n"); !strings.Contains(ws, "15 of 20 arrivals (75.00%) dropped") || !strings.Contains(ws, "5 of 5 requests failed (timeout 5)") {
+			t.Errorf("warnings %q: want the drops and the errors", res.Warnings)
+		}
+		if s := run.Live.Service; s.P50 < int64(130*time.Millisecond) || s.Max > int64(300*time.Millisecond) { // 0.9 to 1.05 Timeout
+			t.Errorf("timed out after %v (p50) to %v; want about 150ms", time.Duration(s.P50), time.Duration(s.Max))
+		}
+	})
 }
 
 // TestServerGone: nothing listens: every request is a refused connection.
@@ -211,10 +251,13 @@ func TestServerGone(t *testing.T) {
 	if err := httpload.Check(context.Background(), cfg); !errors.Is(err, httpload.ErrUnreachable) || !errors.Is(err, syscall.ECONNREFUSED) {
 		t.Errorf("Check: %v", err)
 	}
-	res := attack(t, cfg)
-	if res.Run.Errors != 20 || res.Run.ErrorKinds[httpload.KindRefused] != 20 {
-		t.Errorf("errors %v", res.Run.ErrorKinds)
-	}
+	forEngines(t, func(t *testing.T, engine string) {
+		cfg.Engine = engine
+		res := attack(t, cfg)
+		if res.Run.Errors != 20 || res.Run.ErrorKinds[httpload.KindRefused] != 20 {
+			t.Errorf("errors %v", res.Run.ErrorKinds)
+		}
+	})
 }
 
 // TestInterrupt: cancelling the context stops the attack within a second,
@@ -226,12 +269,16 @@ func TestInterrupt(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	for _, client := range []string{httpload.ClientFast, httpload.ClientStd} {
+	for _, client := range append(engines(), httpload.ClientStd) {
+		cfg := httpload.Config{URL: srv.URL, KeyHeader: "X-Key", Client: httpload.ClientFast, Engine: client}
+		if client == httpload.ClientStd {
+			cfg.Client, cfg.Engine = client, ""
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-		spec := constant(200, time.Hour)
-		spec.Keys = 2
+		cfg.Workload = constant(200, time.Hour)
+		cfg.Workload.Keys = 2
 		start := time.Now()
-		res, err := httpload.Attack(ctx, httpload.Config{URL: srv.URL, Workload: spec, KeyHeader: "X-Key", Client: client})
+		res, err := httpload.Attack(ctx, cfg)
 		cancel()
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("%s: %v, want the context's error", client, err)
@@ -260,15 +307,18 @@ func TestClosedLoop(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}))
 	defer srv.Close()
-	res := attack(t, httpload.Config{URL: srv.URL, Workload: workload.Spec{Name: "zipf", Keys: 10, Duration: 200 * time.Millisecond},
-		Closed: true, Connections: 3, KeyHeader: "X-Key"})
-	run := res.Run
-	if run.Admitted < 60 || run.Live.Workers != 3 || most.Load() != 3 || run.KeyCount < 3 {
-		t.Errorf("admitted %d over %d workers, at most %d at once, %d keys", run.Admitted, run.Live.Workers, most.Load(), run.KeyCount)
-	}
-	if run.Live.Lateness.Max != 1 || run.Latency.P50 != run.Live.Service.P50 { // recorded at the 1ns floor: no lateness
-		t.Errorf("lateness %+v, latency p50 %d, service p50 %d", run.Live.Lateness, run.Latency.P50, run.Live.Service.P50)
-	}
+	forEngines(t, func(t *testing.T, engine string) {
+		most.Store(0)
+		res := attack(t, httpload.Config{URL: srv.URL, Workload: workload.Spec{Name: "zipf", Keys: 10, Duration: 200 * time.Millisecond},
+			Closed: true, Connections: 3, KeyHeader: "X-Key", Engine: engine})
+		run := res.Run
+		if run.Admitted < 60 || run.Live.Workers != 3 || most.Load() != 3 || run.KeyCount < 3 {
+			t.Errorf("admitted %d over %d workers, at most %d at once, %d keys", run.Admitted, run.Live.Workers, most.Load(), run.KeyCount)
+		}
+		if run.Live.Lateness.Max != 1 || run.Latency.P50 != run.Live.Service.P50 { // recorded at the 1ns floor: no lateness
+			t.Errorf("lateness %+v, latency p50 %d, service p50 %d", run.Live.Lateness, run.Latency.P50, run.Live.Service.P50)
+		}
+	})
 	if _, err := httpload.Attack(context.Background(), httpload.Config{URL: srv.URL, Closed: true,
 		Workload: workload.Spec{Name: "burst", Duration: time.Second}}); err == nil {
 		t.Error("a closed loop took the burst workload")

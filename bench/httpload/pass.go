@@ -32,6 +32,7 @@ type pass struct {
 	t      *target
 	fast   *fastClient // nil with the net/http client
 	std    *stdClient
+	ep     *epollEngine    // the fast client's event loops, or nil for workers
 	ctx    context.Context // cancelled to abort dials and net/http requests
 	cancel context.CancelFunc
 	start  time.Time
@@ -42,6 +43,7 @@ type pass struct {
 	wg        sync.WaitGroup
 
 	mu        sync.Mutex // guards what follows
+	bufs      []*recBuf  // every worker's or event loop's, in order
 	workers   []*worker  // every worker started, in order
 	idle      []*worker  // a stack: the last to go idle is reused first
 	backlog   []job      // arrivals waiting for a worker, from backHead
@@ -65,6 +67,13 @@ func newPass(ctx context.Context, cfg Config, t *target) *pass {
 	p.ctx, p.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	if cfg.Client == ClientFast {
 		p.fast = newFastClient(t, cfg.Timeout)
+		if cfg.Engine == EngineEpoll {
+			if ep, err := newEpollEngine(p); err == nil {
+				p.ep = ep
+			} else { // the workers dial, and count the failures
+				p.cfg.Engine = EngineGoroutines
+			}
+		}
 	} else {
 		p.std = newStdClient(p.ctx, t, &cfg)
 	}
@@ -141,6 +150,9 @@ func (p *pass) drive(ctx context.Context, stream workload.Stream) schedule {
 // is held back after a 429 is counted as held. It returns at the end of
 // the stream or when ctx is done.
 func (p *pass) schedule(ctx context.Context, stream workload.Stream) schedule {
+	if p.ep != nil {
+		p.ep.start(nil, time.Time{})
+	}
 	done := ctx.Done()
 	// Sleep, not Yield: a spinning sender would take a core from the
 	// server under test when both share the machine.
@@ -188,15 +200,21 @@ func (p *pass) schedule(ctx context.Context, stream workload.Stream) schedule {
 func (p *pass) closedLoop(ctx context.Context, stream workload.Stream) schedule {
 	keys := &keySource{stream: stream}
 	end := p.start.Add(p.cfg.Workload.Duration)
-	p.mu.Lock()
-	for range p.cfg.Connections {
-		p.workers = append(p.workers, newWorker(p))
-	}
-	ws := p.workers
-	p.mu.Unlock()
-	for _, w := range ws {
-		p.wg.Add(1)
-		go w.runClosed(keys, end)
+	if p.ep != nil {
+		p.ep.start(keys, end)
+	} else {
+		p.mu.Lock()
+		for range p.cfg.Connections {
+			w := newWorker(p)
+			p.workers = append(p.workers, w)
+			p.bufs = append(p.bufs, &w.recBuf)
+		}
+		ws := p.workers
+		p.mu.Unlock()
+		for _, w := range ws {
+			p.wg.Add(1)
+			go w.runClosed(keys, end)
+		}
 	}
 	var s schedule
 	t := time.NewTimer(p.cfg.Workload.Duration)
@@ -224,6 +242,20 @@ func (k *keySource) next() (string, bool) {
 	return a.Key, ok
 }
 
+// fill appends up to n keys to dst, fewer at the end of the stream.
+func (k *keySource) fill(dst []string, n int) []string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for range n {
+		a, ok := k.stream.Next()
+		if !ok {
+			break
+		}
+		dst = append(dst, a.Key)
+	}
+	return dst
+}
+
 // waitWorkers waits for the closed loop's workers to send their last
 // request. When ctx is done meanwhile it stops the pass, and then waits at
 // most stopGrace.
@@ -245,11 +277,23 @@ func (p *pass) waitWorkers(ctx context.Context) {
 	}
 }
 
-// snapshot returns the workers started so far.
-func (p *pass) snapshot() []*worker {
+// snapshot returns the record buffers of the workers or event loops
+// started so far.
+func (p *pass) snapshot() []*recBuf {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.workers
+	return p.bufs
+}
+
+// connections is how many connections the attack may have had open at
+// once: its workers, or the event loops' connection slots.
+func (p *pass) connections() int {
+	if p.ep != nil {
+		return p.ep.connections()
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.workers)
 }
 
 // completed sums the workers' completions and the requests discarded.
@@ -272,9 +316,13 @@ func (p *pass) stop() {
 	p.stopBy = time.Now().Add(stopGrace)
 	p.discarded.Add(int64(len(p.backlog) - p.backHead))
 	p.backlog, p.backHead = nil, 0
+	ws := p.workers
 	p.mu.Unlock()
-	for _, w := range p.snapshot() {
+	for _, w := range ws {
 		w.abort()
+	}
+	if p.ep != nil {
+		p.ep.wakeAll()
 	}
 }
 
@@ -323,6 +371,9 @@ func (p *pass) close() int {
 	for _, w := range idle {
 		close(w.slot)
 	}
+	if p.ep != nil {
+		p.ep.close()
+	}
 	finished := make(chan struct{})
 	go func() {
 		p.wg.Wait()
@@ -334,8 +385,8 @@ func (p *pass) close() int {
 	case <-time.After(p.graceLeft()):
 	}
 	n := 0
-	for _, w := range p.snapshot() {
-		if !w.finished.Load() {
+	for _, b := range p.snapshot() {
+		if !b.finished.Load() {
 			n++
 		}
 	}

@@ -42,7 +42,8 @@ type pending struct {
 	start time.Duration
 }
 
-// recBuf is where one worker leaves its records for the collector.
+// recBuf is where one worker (or event loop) leaves its records for the
+// collector.
 type recBuf struct {
 	_ [64]byte
 	// floor is a lower bound of the instant of a record this worker is
@@ -51,7 +52,8 @@ type recBuf struct {
 	floor     atomic.Int64
 	completed atomic.Int64
 	finished  atomic.Bool
-	_         [40]byte
+	dials     atomic.Int64 // connections opened
+	_         [32]byte
 
 	mu  sync.Mutex // guards buf, swapped by the collector
 	buf []record
@@ -82,7 +84,6 @@ type worker struct {
 	req      []byte
 	used     bool      // the connection carried a whole exchange
 	deadline time.Time // the connection's read and write deadline
-	dials    atomic.Int64
 }
 
 func newWorker(p *pass) *worker {
@@ -265,7 +266,21 @@ func (w *worker) record(pend pending, resp response, err error) {
 	p := w.p
 	w.floor.Store(int64(pend.start)) // before the clock read: start <= done
 	done := time.Since(p.start)
-	r := record{at: int64(pend.at), start: int64(pend.start), done: int64(done), key: pend.key,
+	r := p.outcome(pend.at, pend.start, done, pend.key, resp, err)
+	w.mu.Lock()
+	w.buf = append(w.buf, r)
+	w.mu.Unlock()
+	w.floor.Store(idleFloor)
+	w.n++
+	w.completed.Store(w.n)
+}
+
+// outcome makes the record of a request due at at, sent at start and
+// answered with resp (or failed with err) at done, and takes what resp
+// says beyond it: the server's policy, a Retry-After to honor. Safe for
+// concurrent use.
+func (p *pass) outcome(at, start, done time.Duration, key string, resp response, err error) record {
+	r := record{at: int64(at), start: int64(start), done: int64(done), key: key,
 		status: int32(resp.status), retryAfter: resp.retryAfter}
 	if err != nil {
 		r.kind = classify(err)
@@ -279,20 +294,20 @@ func (w *worker) record(pend pending, resp response, err error) {
 		}
 	}
 	if p.hold != nil && resp.status == 429 && resp.retryAfter > 0 {
-		p.holdUntil(pend.key, done+time.Duration(resp.retryAfter)*time.Second)
+		p.holdUntil(key, done+time.Duration(resp.retryAfter)*time.Second)
 	}
-	w.mu.Lock()
-	w.buf = append(w.buf, r)
-	w.mu.Unlock()
-	w.floor.Store(idleFloor)
-	w.n++
-	w.completed.Store(w.n)
+	return r
 }
 
 // dispatch gives the arrival j, due now, to a worker: the last one to go
 // idle (so that few connections stay busy and hot), a new one while the
-// pool may grow, or else the backlog. Only the scheduler calls it.
+// pool may grow, or else the backlog; or to the event loops. Only the
+// scheduler calls it.
 func (p *pass) dispatch(j job, now time.Duration) {
+	if p.ep != nil {
+		p.ep.dispatch(j)
+		return
+	}
 	p.mu.Lock()
 	if n := len(p.idle); n > 0 {
 		w := p.idle[n-1]
@@ -305,6 +320,7 @@ func (p *pass) dispatch(j job, now time.Duration) {
 	if len(p.workers) < p.cfg.Connections && (len(p.workers) < minWorkers || now-p.lastSpawn >= spawnEvery) {
 		w := newWorker(p)
 		p.workers = append(p.workers, w)
+		p.bufs = append(p.bufs, &w.recBuf)
 		p.lastSpawn = now
 		p.mu.Unlock()
 		p.wg.Add(1)

@@ -10,63 +10,71 @@ import (
 	"time"
 )
 
+// want is what reading one response should give.
+type want struct {
+	status     int
+	keepAlive  bool
+	retryAfter int32
+	policy     string
+	err        error // errors.Is; nil for none
+}
+
+// next follows a kept-alive response on the wire in responseCases: it
+// must still be readable after the first.
+const next = "HTTP/1.1 204 No Content\r\n\r\n"
+
+// responseCases are responses on the wire, for both parsers.
+var responseCases = []struct {
+	name   string
+	wire   string
+	noBody bool // HEAD
+	want   want
+}{
+	// The framing the middleware and net/http servers use.
+	{"content length", "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Type: text/plain\r\n\r\nok\n" + next, false,
+		want{status: 200, keepAlive: true, retryAfter: noRetryAfter}},
+	// Header names in any case; the policy is kept when asked for.
+	{"429 with fields", "HTTP/1.1 429 Too Many Requests\r\nretry-after: 30\r\nRATELIMIT-POLICY: \"default\";q=2;w=60\r\ncontent-length: 0\r\n\r\n" + next, false,
+		want{status: 429, keepAlive: true, retryAfter: 30, policy: `"default";q=2;w=60`}},
+	// Chunks, an extension and a trailer.
+	{"chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3;x=y\r\nabc\r\n10\r\n0123456789abcdef\r\n0\r\nX-Trailer: 1\r\n\r\n" + next, false,
+		want{status: 200, keepAlive: true, retryAfter: noRetryAfter}},
+	// A HEAD response announces a length it does not send.
+	{"HEAD", "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + next, true,
+		want{status: 200, keepAlive: true, retryAfter: noRetryAfter}},
+	// 204 and 304 have no body whatever their fields say.
+	{"304", "HTTP/1.1 304 Not Modified\r\nContent-Length: 99\r\n\r\n" + next, false,
+		want{status: 304, keepAlive: true, retryAfter: noRetryAfter}},
+	// An interim 100 Continue, then the response.
+	{"interim", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nhi" + next, false,
+		want{status: 201, keepAlive: true, retryAfter: noRetryAfter}},
+	// The server says it closes.
+	{"connection close", "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n", false,
+		want{status: 503, retryAfter: noRetryAfter}},
+	// HTTP/1.0 closes unless it says keep-alive.
+	{"1.0", "HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n", false, want{status: 200, retryAfter: noRetryAfter}},
+	{"1.0 keep-alive", "HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 0\r\n\r\n" + next, false,
+		want{status: 200, keepAlive: true, retryAfter: noRetryAfter}},
+	// No length: the body runs to the end of the connection.
+	{"to EOF", "HTTP/1.1 200 OK\r\n\r\nall of this", false, want{status: 200, retryAfter: noRetryAfter}},
+	// A status line without a reason phrase.
+	{"no reason", "HTTP/1.1 404\r\nContent-Length: 0\r\n\r\n" + next, false, want{status: 404, keepAlive: true, retryAfter: noRetryAfter}},
+	// Retry-After that is not a number of seconds nor a date.
+	{"bad Retry-After", "HTTP/1.1 429 x\r\nRetry-After: soon\r\nContent-Length: 0\r\n\r\n" + next, false,
+		want{status: 429, keepAlive: true, retryAfter: badRetryAfter}},
+	// Broken responses.
+	{"not HTTP", "SSH-2.0-OpenSSH_9.6\r\n", false, want{err: errMalformed}},
+	{"bad status", "HTTP/1.1 2x0 OK\r\n\r\n", false, want{err: errMalformed}},
+	{"two lengths", "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab", false, want{err: errMalformed}},
+	{"short body", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", false, want{err: io.ErrUnexpectedEOF}},
+	{"cut in the header", "HTTP/1.1 200 OK\r\nContent-Len", false, want{err: io.ErrUnexpectedEOF}},
+	{"bad chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", false, want{err: errMalformed}},
+	{"header line too long", "HTTP/1.1 200 OK\r\nX-Big: " + strings.Repeat("a", readBufSize) + "\r\n\r\n", false, want{err: errMalformed}},
+	{"nothing", "", false, want{err: io.EOF}},
+}
+
 func TestReadResponse(t *testing.T) {
-	type want struct {
-		status     int
-		keepAlive  bool
-		retryAfter int32
-		policy     string
-		err        error // errors.Is; nil for none
-	}
-	const next = "HTTP/1.1 204 No Content\r\n\r\n" // must still be readable after the first
-	for _, tc := range []struct {
-		name   string
-		wire   string
-		noBody bool // HEAD
-		want   want
-	}{
-		// The framing the middleware and net/http servers use.
-		{"content length", "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Type: text/plain\r\n\r\nok\n" + next, false,
-			want{status: 200, keepAlive: true, retryAfter: noRetryAfter}},
-		// Header names in any case; the policy is kept when asked for.
-		{"429 with fields", "HTTP/1.1 429 Too Many Requests\r\nretry-after: 30\r\nRATELIMIT-POLICY: \"default\";q=2;w=60\r\ncontent-length: 0\r\n\r\n" + next, false,
-			want{status: 429, keepAlive: true, retryAfter: 30, policy: `"default";q=2;w=60`}},
-		// Chunks, an extension and a trailer.
-		{"chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3;x=y\r\nabc\r\n10\r\n0123456789abcdef\r\n0\r\nX-Trailer: 1\r\n\r\n" + next, false,
-			want{status: 200, keepAlive: true, retryAfter: noRetryAfter}},
-		// A HEAD response announces a length it does not send.
-		{"HEAD", "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + next, true,
-			want{status: 200, keepAlive: true, retryAfter: noRetryAfter}},
-		// 204 and 304 have no body whatever their fields say.
-		{"304", "HTTP/1.1 304 Not Modified\r\nContent-Length: 99\r\n\r\n" + next, false,
-			want{status: 304, keepAlive: true, retryAfter: noRetryAfter}},
-		// An interim 100 Continue, then the response.
-		{"interim", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nhi" + next, false,
-			want{status: 201, keepAlive: true, retryAfter: noRetryAfter}},
-		// The server says it closes.
-		{"connection close", "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n", false,
-			want{status: 503, retryAfter: noRetryAfter}},
-		// HTTP/1.0 closes unless it says keep-alive.
-		{"1.0", "HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n", false, want{status: 200, retryAfter: noRetryAfter}},
-		{"1.0 keep-alive", "HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 0\r\n\r\n" + next, false,
-			want{status: 200, keepAlive: true, retryAfter: noRetryAfter}},
-		// No length: the body runs to the end of the connection.
-		{"to EOF", "HTTP/1.1 200 OK\r\n\r\nall of this", false, want{status: 200, retryAfter: noRetryAfter}},
-		// A status line without a reason phrase.
-		{"no reason", "HTTP/1.1 404\r\nContent-Length: 0\r\n\r\n" + next, false, want{status: 404, keepAlive: true, retryAfter: noRetryAfter}},
-		// Retry-After that is not a number of seconds nor a date.
-		{"bad Retry-After", "HTTP/1.1 429 x\r\nRetry-After: soon\r\nContent-Length: 0\r\n\r\n" + next, false,
-			want{status: 429, keepAlive: true, retryAfter: badRetryAfter}},
-		// Broken responses.
-		{"not HTTP", "SSH-2.0-OpenSSH_9.6\r\n", false, want{err: errMalformed}},
-		{"bad status", "HTTP/1.1 2x0 OK\r\n\r\n", false, want{err: errMalformed}},
-		{"two lengths", "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab", false, want{err: errMalformed}},
-		{"short body", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", false, want{err: io.ErrUnexpectedEOF}},
-		{"cut in the header", "HTTP/1.1 200 OK\r\nContent-Len", false, want{err: io.ErrUnexpectedEOF}},
-		{"bad chunk size", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", false, want{err: errMalformed}},
-		{"header line too long", "HTTP/1.1 200 OK\r\nX-Big: " + strings.Repeat("a", readBufSize) + "\r\n\r\n", false, want{err: errMalformed}},
-		{"nothing", "", false, want{err: io.EOF}},
-	} {
+	for _, tc := range responseCases {
 		t.Run(tc.name, func(t *testing.T) {
 			br := bufio.NewReaderSize(strings.NewReader(tc.wire), readBufSize)
 			resp, keepAlive, _, err := readResponse(br, tc.noBody, true)

@@ -40,14 +40,14 @@ func (f *headerFlags) Set(s string) error {
 
 // attackFlags are the flags of `ratebench attack`.
 type attackFlags struct {
-	url, method, body, workload, keyHeader, out, algo, client string
-	header                                                    headerFlags
-	rate, rateEnd, zipfS                                      float64
-	duration, timeout, window, burstEvery, on, off            time.Duration
-	keys, maxInFlight, conns, burstSize, cpus                 int
-	limit, burst                                              int64
-	seed                                                      uint64
-	honor, noReport, insecure, connsSet                       bool
+	url, method, body, workload, keyHeader, out, algo, client, engine string
+	header                                                            headerFlags
+	rate, rateEnd, zipfS                                              float64
+	duration, timeout, window, burstEvery, on, off                    time.Duration
+	keys, maxInFlight, conns, burstSize, cpus                         int
+	limit, burst                                                      int64
+	seed                                                              uint64
+	honor, noReport, insecure, connsSet                               bool
 }
 
 func (f *attackFlags) register(fs *flag.FlagSet) {
@@ -71,6 +71,7 @@ func (f *attackFlags) register(fs *flag.FlagSet) {
 	fs.Int64Var(&f.burst, "burst", 0, "the server's burst B (default: L)")
 	fs.StringVar(&f.algo, "algo", "", "the server's algorithm, for the theory in the report (default: unknown)")
 	fs.StringVar(&f.client, "client", "", "HTTP client: fast (HTTP/1.1, http only; the default for http) or net/http (the default for https)")
+	fs.StringVar(&f.engine, "engine", "", "how the fast client drives its connections: epoll (event loops, Linux; the default there) or goroutines (one per connection)")
 	fs.BoolVar(&f.insecure, "insecure", false, "do not verify the server's TLS certificate")
 	fs.IntVar(&f.cpus, "cpus", 0, "CPUs the attack uses (GOMAXPROCS; default: all)")
 	fs.Uint64Var(&f.seed, "seed", 1, "workload seed")
@@ -117,7 +118,7 @@ func (f *attackFlags) config() (httpload.Config, error) {
 		},
 		MaxInFlight: f.maxInFlight, Connections: f.conns, Timeout: f.timeout, HonorRetryAfter: f.honor, Closed: f.rate == 0,
 		Policy:    algorithms.Policy{Limit: f.limit, Window: f.window, Burst: f.burst},
-		Algorithm: f.algo, Client: f.client, Insecure: f.insecure,
+		Algorithm: f.algo, Client: f.client, Engine: f.engine, Insecure: f.insecure,
 	}
 	if cfg.Workload.RateEnd == 0 {
 		cfg.Workload.RateEnd = 3 * f.rate
