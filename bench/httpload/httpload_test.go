@@ -181,10 +181,13 @@ func TestConnectionsReused(t *testing.T) {
 		if c := run.HTTP.Connections; c < 15 || c > 150 {
 			t.Errorf("%s: %d connections for 150 requests, a tenth of them told to close", client, c)
 		}
-		// Connections kept alive, no closing: a handful for the whole run.
+		// Connections kept alive, no closing: most requests reuse one.
+		// (A handful carry them all on a quiet machine; under -race on a
+		// busy one, arrivals that find every connection busy open more:
+		// 28 seen.)
 		cfg.URL, cfg.Workload = quiet.URL, constant(1000, 200*time.Millisecond)
 		res = attack(t, cfg)
-		if c := res.Run.HTTP.Connections; res.Run.Admitted != 200 || c > 20 {
+		if c := res.Run.HTTP.Connections; res.Run.Admitted != 200 || c > 64 {
 			t.Errorf("%s: admitted %d over %d connections", client, res.Run.Admitted, c)
 		}
 	}
