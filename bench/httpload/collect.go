@@ -345,7 +345,10 @@ func (c *collector) httpStats(s schedule) *bench.HTTPStats {
 	h := &bench.HTTPStats{
 		URL: p.cfg.URL, Method: p.t.method, Client: p.cfg.Client, KeyHeader: p.t.keyHeader,
 		Responses: c.responses, HeldBack: s.held, PolicySource: c.source, ServerAlgorithm: p.cfg.Algorithm,
-		HonorRetryAfter: p.cfg.HonorRetryAfter, Closed: p.cfg.Closed,
+		HonorRetryAfter: p.cfg.HonorRetryAfter, Closed: p.cfg.Closed, Engine: EngineGoroutines,
+	}
+	if p.ep != nil {
+		h.Engine = EngineEpoll
 	}
 	if c.responses > 0 {
 		h.TooManyPct = 100 * float64(c.rejected) / float64(c.responses)

@@ -10,8 +10,10 @@ const (
 	// the fast client off Linux.
 	EngineGoroutines = "goroutines"
 	// EngineEpoll drives the fast client's connections from a few event
-	// loops over raw non-blocking sockets and epoll, as wrk does: about
-	// half the sender's CPU per request (Linux only). An address that does
-	// not resolve at the start falls back to EngineGoroutines.
+	// loops over raw non-blocking sockets and epoll, as wrk does (Linux
+	// only): on loopback here, 5-15% more requests per second than
+	// EngineGoroutines in a closed loop, in every one of 5 paired rounds.
+	// An address that does not resolve at the start falls back to
+	// EngineGoroutines.
 	EngineEpoll = "epoll"
 )

@@ -175,8 +175,13 @@ func TestConnectionsReused(t *testing.T) {
 		}
 		res := attack(t, cfg)
 		run := res.Run
-		if run.Admitted != 150 || run.Errors != 0 || run.HTTP.Client != cfg.Client {
-			t.Errorf("%s: admitted %d of %d, errors %v", client, run.Admitted, run.Offered, run.ErrorKinds)
+		wantEngine := cfg.Engine
+		if wantEngine == "" {
+			wantEngine = httpload.EngineGoroutines // net/http's
+		}
+		if run.Admitted != 150 || run.Errors != 0 || run.HTTP.Client != cfg.Client || run.HTTP.Engine != wantEngine {
+			t.Errorf("%s: admitted %d of %d, errors %v, client %q engine %q", client, run.Admitted, run.Offered, run.ErrorKinds,
+				run.HTTP.Client, run.HTTP.Engine)
 		}
 		if c := run.HTTP.Connections; c < 15 || c > 150 {
 			t.Errorf("%s: %d connections for 150 requests, a tenth of them told to close", client, c)
