@@ -82,3 +82,12 @@ func delays(n int) (*bench.Percentiles, string) {
 	_ = h.RecordValue(int64(3 * time.Second))
 	return bench.PercentilesOf(h), bench.EncodeHistogram(h)
 }
+
+// values returns percentiles and an encoded histogram of vals (ns).
+func values(vals ...int64) (*bench.Percentiles, string) {
+	h := bench.NewHistogram()
+	for _, v := range vals {
+		_ = h.RecordValue(v)
+	}
+	return bench.PercentilesOf(h), bench.EncodeHistogram(h)
+}

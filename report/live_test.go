@@ -13,19 +13,12 @@ import (
 // lateness), what the harness cost, and .hgrm files for the service time
 // and the lateness beside the latency's.
 func TestLiveSection(t *testing.T) {
-	hdr := func(vals ...int64) (*bench.Percentiles, string) {
-		h := bench.NewHistogram()
-		for _, v := range vals {
-			_ = h.RecordValue(v)
-		}
-		return bench.PercentilesOf(h), bench.EncodeHistogram(h)
-	}
 	run := bench.Run{Algorithm: "gcra", Offered: 100, Admitted: 10, Rejected: 90, DisagreementPct: -1}
-	run.Latency, run.LatencyHDR = hdr(900, 1000, 30000)
+	run.Latency, run.LatencyHDR = values(900, 1000, 30000)
 	l := &bench.LiveStats{OfferedRatePerS: 19979.4, AchievedRatePerS: 19001, Dropped: 1234, LatePct: 7, LateAfterNS: int64(time.Millisecond)}
-	l.Service, l.ServiceHDR = hdr(85, 90, 700)
-	l.Lateness, l.LatenessHDR = hdr(500, 600, 20000)
-	noop, _ := hdr(50)
+	l.Service, l.ServiceHDR = values(85, 90, 700)
+	l.Lateness, l.LatenessHDR = values(500, 600, 20000)
+	noop, _ := values(50)
 	l.Calibration = &bench.Calibration{DurationNS: int64(5 * time.Second), OverheadNS: 201, OverheadMeanNS: 700,
 		Latency: run.Latency, Service: noop}
 	run.Live = l

@@ -115,19 +115,12 @@ func TestMergeMismatch(t *testing.T) {
 // live counts and rates, the responses and Retry-After values, the
 // service and lateness histograms; the 429 share is recomputed.
 func TestMergeLiveHTTP(t *testing.T) {
-	hdr := func(vals ...int64) (*bench.Percentiles, string) {
-		h := bench.NewHistogram()
-		for _, v := range vals {
-			_ = h.RecordValue(v)
-		}
-		return bench.PercentilesOf(h), bench.EncodeHistogram(h)
-	}
 	run := func(ok, tooMany int64, retry map[string]int64, svc []int64) bench.Run {
 		r := bench.Run{Algorithm: "http", Offered: ok + tooMany, Admitted: ok, Rejected: tooMany,
 			StatusCodes: map[string]int64{"200": ok, "429": tooMany}}
 		l := &bench.LiveStats{Workers: 32, Scheduled: ok + tooMany + 1, Dropped: 1, Late: 2, OfferedRatePerS: 100, AchievedRatePerS: 99, SpanNS: 1e9}
-		l.Service, l.ServiceHDR = hdr(svc...)
-		l.Lateness, l.LatenessHDR = hdr(svc...)
+		l.Service, l.ServiceHDR = values(svc...)
+		l.Lateness, l.LatenessHDR = values(svc...)
 		r.Live = l
 		r.HTTP = &bench.HTTPStats{URL: "http://127.0.0.1:8080/", Responses: ok + tooMany, Connections: 4,
 			TooManyPct: 100 * float64(tooMany) / float64(ok+tooMany), RetryAfterS: retry, CompletedRatePerS: 99}
