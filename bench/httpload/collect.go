@@ -50,6 +50,10 @@ type collector struct {
 	unfed                                             map[string]int64 // per key: requests the Recorder did not see
 	lastStart                                         int64
 	lat, svc, late                                    *hdrhistogram.Histogram
+	// lastFed is the instant of the last record fed; reordered counts
+	// records that came after a later one was fed (their instant is then
+	// raised): 0 unless the floors lie.
+	lastFed, reordered int64
 }
 
 func newCollector(p *pass) *collector {
@@ -168,6 +172,11 @@ func (c *collector) feed(recs []record, final bool) {
 	}
 	for i := range recs {
 		r := &recs[i]
+		if r.done < c.lastFed {
+			c.reordered++
+			r.done = c.lastFed
+		}
+		c.lastFed = r.done
 		a := workload.Arrival{At: time.Duration(r.done), Key: r.key, Cost: 1}
 		switch {
 		case r.kind == errNone && r.status >= 200 && r.status < 300:
@@ -328,6 +337,7 @@ func (c *collector) liveStats(s schedule, span time.Duration) *bench.LiveStats {
 		Workers: c.p.connections(), MaxInFlight: cfg.MaxInFlight, LateAfterNS: int64(cfg.LateAfter),
 		Scheduled: c.offered + s.dropped + s.held, Dropped: s.dropped,
 		SpanNS: int64(span), WallNS: int64(s.wall), Late: c.lateCount, Abandoned: s.abandoned,
+		Reordered: c.reordered,
 	}
 	l.Service, l.ServiceHDR = bench.PercentilesOf(c.svc), bench.EncodeHistogram(c.svc)
 	l.Lateness, l.LatenessHDR = bench.PercentilesOf(c.late), bench.EncodeHistogram(c.late)

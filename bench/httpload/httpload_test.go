@@ -45,11 +45,16 @@ func forEngines(t *testing.T, f func(t *testing.T, engine string)) {
 	}
 }
 
+// attack runs cfg and checks what every attack must hold: the workers'
+// records reached the Recorder in order.
 func attack(t *testing.T, cfg httpload.Config) httpload.Result {
 	t.Helper()
 	res, err := httpload.Attack(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if l := res.Run.Live; l != nil && l.Reordered != 0 {
+		t.Errorf("%d records reached the collector after a later one", l.Reordered)
 	}
 	return res
 }
