@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
@@ -171,6 +172,12 @@ type Calibration struct {
 	OverheadNS     float64      `json:"overhead_ns"`
 	OverheadMeanNS float64      `json:"overhead_mean_ns"`
 	Overhead       *Percentiles `json:"overhead_dist_ns"`
+	// ClockReadNS is what one read of the clock costs on this machine
+	// (the median of clockRounds rounds of clockReads back-to-back
+	// reads): a decision takes two. It is 20-50 ns on most hardware and
+	// can be much more in a virtual machine, where it then makes most of
+	// OverheadNS.
+	ClockReadNS float64 `json:"clock_read_ns"`
 	// Latency, Service and Lateness are the no-op's: the floor under any
 	// limiter's figures on this machine and schedule.
 	Latency          *Percentiles `json:"latency_ns"`
@@ -214,12 +221,37 @@ func Live(ctx context.Context, cfg LiveConfig, targets []Target) ([]Run, error) 
 	run, err := livePassRun(ctx, cfg, noopTarget(), true)
 	if run != nil && run.Offered > 0 {
 		cal := calibrationOf(run)
+		cal.ClockReadNS = clockReadCost()
 		for i := range runs {
 			runs[i].Live.Calibration = cal
 			runs[i].Live.HarnessOverheadNS = cal.OverheadNS
 		}
 	}
 	return runs, err
+}
+
+// clockRounds rounds of clockReads reads measure a clock read.
+const (
+	clockRounds = 15
+	clockReads  = 1000
+)
+
+// clockReadCost returns the median, over clockRounds rounds, of the time
+// per read of clockReads back-to-back reads of the clock the live engine
+// uses, in ns.
+func clockReadCost() float64 {
+	start := time.Now()
+	var rounds [clockRounds]float64
+	for i := range rounds {
+		t0 := time.Since(start)
+		var t time.Duration
+		for range clockReads {
+			t = time.Since(start)
+		}
+		rounds[i] = float64(t-t0) / clockReads
+	}
+	slices.Sort(rounds[:])
+	return rounds[clockRounds/2]
 }
 
 // noop admits everything at once: the calibration limiter.

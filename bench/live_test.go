@@ -287,14 +287,15 @@ func TestLiveCalibration(t *testing.T) {
 	runs := live(t, cfg, targets)
 	c := runs[0].Live.Calibration
 	if c == nil || c.OverheadNS <= 0 || c.OverheadMeanNS <= 0 || c.Overhead == nil || c.OverheadNS < float64(c.Overhead.P50) ||
-		c.Latency == nil || c.DurationNS != int64(300*time.Millisecond) {
+		c.Latency == nil || c.DurationNS != int64(300*time.Millisecond) ||
+		c.ClockReadNS <= 0 || c.ClockReadNS > c.OverheadNS {
 		t.Fatalf("calibration %+v", c)
 	}
 	if runs[1].Live.Calibration != c || runs[0].Live.HarnessOverheadNS != c.OverheadNS {
 		t.Errorf("every run must carry the one calibration")
 	}
-	t.Logf("harness overhead: median %.0fns, mean %.0fns, p99 %dns; no-op latency p50 %v p99 %v",
-		c.OverheadNS, c.OverheadMeanNS, c.Overhead.P99, time.Duration(c.Latency.P50), time.Duration(c.Latency.P99))
+	t.Logf("harness overhead: median %.0fns, mean %.0fns, p99 %dns, clock read %.0fns; no-op latency p50 %v p99 %v",
+		c.OverheadNS, c.OverheadMeanNS, c.Overhead.P99, c.ClockReadNS, time.Duration(c.Latency.P50), time.Duration(c.Latency.P99))
 }
 
 func TestLiveConfigErrors(t *testing.T) {

@@ -74,6 +74,9 @@ func harnessText(r *bench.Result) string {
 		c := run.Live.Calibration
 		s := fmt.Sprintf("The harness itself, measured with a no-op limiter on the first %v of the same schedule: %.0f ns per decision (median; mean %.0f ns)",
 			time.Duration(c.DurationNS), c.OverheadNS, c.OverheadMeanNS)
+		if c.ClockReadNS > 0 {
+			s += fmt.Sprintf(", of which two clock reads at %.0f ns each", c.ClockReadNS)
+		}
 		if c.Latency != nil && c.Service != nil {
 			s += fmt.Sprintf("; the no-op's latency p50 %s, p99 %s, service time p50 %s: the floor under the figures above on this machine",
 				fmtNS(c.Latency.P50), fmtNS(c.Latency.P99), fmtNS(c.Service.P50))
