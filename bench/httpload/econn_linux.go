@@ -230,10 +230,13 @@ func (l *evLoop) readable(c *econn) {
 }
 
 // answered records c's response. The connection stays open if the
-// response says so and nothing followed it.
+// response says so, nothing followed it, and the request was written
+// whole: a server may answer early (a 429 after the headers of a large
+// POST), and the next request written behind the rest of this one's body
+// would be read as that body.
 func (l *evLoop) answered(c *econn) {
 	c.used = true
-	if !c.parser.keepAlive || len(c.in) > 0 {
+	if !c.parser.keepAlive || len(c.in) > 0 || len(c.out) > 0 {
 		l.closeConn(c)
 	}
 	l.finish(c, c.parser.resp, nil)

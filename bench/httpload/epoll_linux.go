@@ -423,12 +423,7 @@ func (l *evLoop) takeQueue(now int64) {
 	if l.stopped {
 		l.p.discarded.Add(int64(len(l.taken)))
 	} else {
-		for _, j := range l.taken {
-			l.backlog = append(l.backlog, j)
-			if len(l.idle) == 0 && l.e.mayGrow(len(l.conns), l.cap, now) {
-				l.idle = append(l.idle, l.newConn())
-			}
-		}
+		l.backlog = append(l.backlog, l.taken...)
 	}
 	clear(l.taken)
 }
@@ -448,6 +443,7 @@ func (l *evLoop) pump(now int64) {
 		}
 		return
 	}
+	l.grow(now)
 	for l.backHead < len(l.backlog) && len(l.idle) > 0 {
 		j := l.backlog[l.backHead]
 		l.backlog[l.backHead] = job{}
@@ -461,6 +457,15 @@ func (l *evLoop) pump(now int64) {
 		n := copy(l.backlog, l.backlog[l.backHead:])
 		clear(l.backlog[n:])
 		l.backlog, l.backHead = l.backlog[:n], 0
+	}
+}
+
+// grow applies the pool's rule to the backlog: a connection more for
+// each arrival that will find none idle, up to minWorkers at once, then
+// one per spawnEvery (each round looks again while arrivals wait).
+func (l *evLoop) grow(now int64) {
+	for l.backHead+len(l.idle) < len(l.backlog) && l.e.mayGrow(len(l.conns), l.cap, now) {
+		l.idle = append(l.idle, l.newConn())
 	}
 }
 

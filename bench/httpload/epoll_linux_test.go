@@ -6,6 +6,8 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -43,5 +45,71 @@ func TestEpollLoops(t *testing.T) {
 			t.Errorf("%d loops, closed: admitted %d, errors %v, %d workers, %d connections, %d reordered", loops,
 				run.Admitted, run.ErrorKinds, run.Live.Workers, run.HTTP.Connections, run.Live.Reordered)
 		}
+	}
+}
+
+// TestEpollGrowth: arrivals taken in one round open a connection each,
+// up to minWorkers at once, then one per spawnEvery while they wait, as
+// the goroutine engine's pool grows.
+func TestEpollGrowth(t *testing.T) {
+	l, err := newEvLoop(&epollEngine{p: &pass{cfg: Config{Connections: 64}}}, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.closeFDs()
+	for _, step := range []struct {
+		arrivals  int
+		now       int64
+		wantConns int
+	}{
+		{arrivals: 10, now: 0, wantConns: 10},                            // fewer than minWorkers: at once
+		{arrivals: 20, now: 0, wantConns: minWorkers},                    // then minWorkers at most
+		{arrivals: 0, now: int64(spawnEvery) - 1, wantConns: minWorkers}, // not before spawnEvery
+		{arrivals: 0, now: int64(spawnEvery), wantConns: minWorkers + 1},
+	} {
+		for i := range step.arrivals {
+			l.push(job{key: strconv.Itoa(i)})
+		}
+		l.takeQueue(step.now)
+		l.grow(step.now)
+		if len(l.conns) != step.wantConns || len(l.idle) != step.wantConns {
+			t.Fatalf("after %d more arrivals at %dns: %d connections, %d idle; want %d", step.arrivals, step.now,
+				len(l.conns), len(l.idle), step.wantConns)
+		}
+	}
+}
+
+// TestEpollEarlyAnswer: a response that comes before its request was
+// written whole (a 429 after the headers of a large POST) closes the
+// connection, since a next request written behind the rest of the body
+// would be read as that body; one written whole stays open.
+func TestEpollEarlyAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		unsent   string
+		wantOpen bool
+	}{
+		{name: "written whole", unsent: "", wantOpen: true},
+		{name: "body still to write", unsent: "the rest of the body", wantOpen: false},
+	} {
+		l, err := newEvLoop(&epollEngine{p: &pass{cfg: Config{Connections: 1}}}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := l.newConn()
+		c.fd, c.busy, l.busy = fds[0], true, 1
+		c.out = append(c.out, tc.unsent...)
+		c.parser.keepAlive = true
+		l.answered(c)
+		if open := c.fd >= 0; open != tc.wantOpen || len(l.idle) != 1 {
+			t.Errorf("%s: connection open %v (want %v), %d idle", tc.name, open, tc.wantOpen, len(l.idle))
+		}
+		l.closeConn(c)
+		_ = syscall.Close(fds[1])
+		l.closeFDs()
 	}
 }
