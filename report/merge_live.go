@@ -14,6 +14,11 @@ import (
 // Nil when the first run is not live.
 func mergeLive(runs []bench.Run) (*bench.LiveStats, error) {
 	if runs[0].Live == nil {
+		for _, r := range runs[1:] {
+			if r.Live != nil {
+				return nil, fmt.Errorf("%w: a run without live measures and a live run", ErrMismatch)
+			}
+		}
 		return nil, nil
 	}
 	first := *runs[0].Live
@@ -85,6 +90,11 @@ func mergeHDR(encoded []string) (*bench.Percentiles, string, error) {
 // summed status codes. Nil when the first run is not an HTTP run.
 func mergeHTTP(m bench.Run, runs []bench.Run) (*bench.HTTPStats, string, error) {
 	if runs[0].HTTP == nil {
+		for _, r := range runs[1:] {
+			if r.HTTP != nil {
+				return nil, "", fmt.Errorf("%w: a run without HTTP measures and an HTTP run", ErrMismatch)
+			}
+		}
 		return nil, "", nil
 	}
 	h := *runs[0].HTTP

@@ -153,4 +153,7 @@ func TestMergeLiveHTTP(t *testing.T) {
 	if _, err := Merge([]Input{{Name: "a", Result: a}, {Name: "c", Result: c}}); !errors.Is(err, ErrMismatch) {
 		t.Errorf("live with sim: err %v, want ErrMismatch", err)
 	}
+	if _, err := Merge([]Input{{Name: "c", Result: c}, {Name: "a", Result: a}}); !errors.Is(err, ErrMismatch) {
+		t.Errorf("sim with live: err %v, want ErrMismatch", err)
+	}
 }
