@@ -410,8 +410,7 @@ func (l *evLoop) over(now int64) bool {
 }
 
 // takeQueue takes the arrivals the scheduler queued into the backlog,
-// opening a connection for each that finds none idle while the loop may
-// grow.
+// where pump opens connections for them (grow) and sends them.
 func (l *evLoop) takeQueue(now int64) {
 	if l.qn.Load() == 0 {
 		return
