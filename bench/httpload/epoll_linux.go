@@ -369,7 +369,12 @@ func (l *evLoop) run() {
 func (l *evLoop) wait(ms int) int {
 	n, err := epollWait(l.epfd, l.events, ms)
 	if err != nil {
-		return 0 // EINTR
+		if err != syscall.EINTR {
+			// Only a bug gets here (EBADF, EINVAL): do not spin on it;
+			// the requests in flight time out.
+			time.Sleep(time.Millisecond)
+		}
+		return 0
 	}
 	return n
 }
