@@ -197,7 +197,7 @@ func mergeRuns(runs []bench.Run, pol bench.PolicyJSON) (bench.Run, string, error
 	if err != nil {
 		return m, warn, err
 	}
-	if m.Live, err = mergeLive(runs); err != nil {
+	if m.Live, err = mergeLive(m, runs); err != nil {
 		return m, warn, err
 	}
 	var httpWarn string

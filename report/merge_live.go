@@ -12,7 +12,7 @@ import (
 // calibration and a shaper's queue delays (percentiles without a
 // histogram) are the first input's, as the harness's cost is per machine.
 // Nil when the first run is not live.
-func mergeLive(runs []bench.Run) (*bench.LiveStats, error) {
+func mergeLive(merged bench.Run, runs []bench.Run) (*bench.LiveStats, error) {
 	if runs[0].Live == nil {
 		for _, r := range runs[1:] {
 			if r.Live != nil {
@@ -21,8 +21,7 @@ func mergeLive(runs []bench.Run) (*bench.LiveStats, error) {
 		}
 		return nil, nil
 	}
-	first := *runs[0].Live
-	m := first
+	m := *runs[0].Live
 	m.Workers, m.MaxInFlight, m.Scheduled, m.Dropped, m.Late, m.Unserved, m.Abandoned, m.Reordered = 0, 0, 0, 0, 0, 0, 0, 0
 	m.OfferedRatePerS, m.AchievedRatePerS, m.SpanNS, m.WallNS = 0, 0, 0, 0
 	service, lateness := make([]string, 0, len(runs)), make([]string, 0, len(runs))
@@ -51,18 +50,11 @@ func mergeLive(runs []bench.Run) (*bench.LiveStats, error) {
 	if m.Lateness, m.LatenessHDR, err = mergeHDR(lateness); err != nil {
 		return nil, fmt.Errorf("lateness histogram: %w", err)
 	}
-	if offered := sumOffered(runs); offered > 0 {
-		m.LatePct = 100 * float64(m.Late) / float64(offered)
+	m.LatePct = 0
+	if merged.Offered > 0 {
+		m.LatePct = 100 * float64(m.Late) / float64(merged.Offered)
 	}
 	return &m, nil
-}
-
-func sumOffered(runs []bench.Run) int64 {
-	var n int64
-	for _, r := range runs {
-		n += r.Offered
-	}
-	return n
 }
 
 // mergeHDR merges encoded histograms; nil and "" when one is missing, as
