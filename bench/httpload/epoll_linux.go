@@ -3,9 +3,12 @@
 package httpload
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"math"
 	"net"
+	"net/netip"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -72,26 +75,26 @@ type epollEngine struct {
 // epoll and eventfd descriptors; it starts nothing. An error (the address
 // does not resolve, no descriptors left) leaves the workers to dial.
 func newEpollEngine(p *pass) (*epollEngine, error) {
-	a, err := net.ResolveTCPAddr("tcp", p.t.addr)
+	ip, port, err := pickAddr(p.ctx, p.t.addr, p.cfg.Timeout)
 	if err != nil {
 		return nil, err
 	}
 	e := &epollEngine{p: p}
-	switch ip := a.IP; {
-	case ip == nil || ip.Equal(net.IPv4zero):
-		e.sa, e.family = &syscall.SockaddrInet4{Port: a.Port, Addr: [4]byte{127, 0, 0, 1}}, syscall.AF_INET
-	case ip.To4() != nil:
-		sa := &syscall.SockaddrInet4{Port: a.Port}
-		copy(sa.Addr[:], ip.To4())
+	switch {
+	case ip.IP == nil || ip.IP.Equal(net.IPv4zero):
+		e.sa, e.family = &syscall.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}, syscall.AF_INET
+	case ip.IP.To4() != nil:
+		sa := &syscall.SockaddrInet4{Port: port}
+		copy(sa.Addr[:], ip.IP.To4())
 		e.sa, e.family = sa, syscall.AF_INET
 	default:
-		if ip.IsUnspecified() {
-			ip = net.IPv6loopback
+		if ip.IP.IsUnspecified() {
+			ip.IP = net.IPv6loopback
 		}
-		sa := &syscall.SockaddrInet6{Port: a.Port}
-		copy(sa.Addr[:], ip.To16())
-		if a.Zone != "" {
-			if ifi, err := net.InterfaceByName(a.Zone); err == nil {
+		sa := &syscall.SockaddrInet6{Port: port}
+		copy(sa.Addr[:], ip.IP.To16())
+		if ip.Zone != "" {
+			if ifi, err := net.InterfaceByName(ip.Zone); err == nil {
 				sa.ZoneId = uint32(ifi.Index)
 			}
 		}
@@ -115,6 +118,51 @@ func newEpollEngine(p *pass) (*epollEngine, error) {
 	}
 	e.handed = make([]int64, n)
 	return e, nil
+}
+
+// lookupIP resolves a host name to its addresses (a variable for tests).
+var lookupIP = net.DefaultResolver.LookupIPAddr
+
+// pickAddr resolves addr (host:port) to the address the loops connect
+// to. A host with several addresses is narrowed to the first of them, in
+// the resolver's order, that accepts a TCP connection within timeout (at
+// most a second), as wrk does; when none does, the first, whose failures
+// are then counted. The goroutine engine's dialer instead tries the
+// addresses in turn for each connection. An IP or a host with one address
+// is used as it is, without a connection.
+func pickAddr(ctx context.Context, addr string, timeout time.Duration) (net.IPAddr, int, error) {
+	host, portStr, err := net.SplitHostPort(addr)
+	if err != nil {
+		return net.IPAddr{}, 0, err
+	}
+	port, err := net.LookupPort("tcp", portStr)
+	if err != nil {
+		return net.IPAddr{}, 0, err
+	}
+	if host == "" {
+		return net.IPAddr{}, port, nil
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		return net.IPAddr{IP: ip.AsSlice(), Zone: ip.Zone()}, port, nil
+	}
+	ips, err := lookupIP(ctx, host)
+	if err != nil {
+		return net.IPAddr{}, 0, err
+	}
+	if len(ips) == 0 {
+		return net.IPAddr{}, 0, fmt.Errorf("httpload: %s has no address", host)
+	}
+	if len(ips) > 1 {
+		d := net.Dialer{Timeout: min(timeout, time.Second)}
+		for _, ip := range ips {
+			c, err := d.DialContext(ctx, "tcp", net.JoinHostPort(ip.String(), portStr))
+			if err == nil {
+				_ = c.Close()
+				return ip, port, nil
+			}
+		}
+	}
+	return ips[0], port, nil
 }
 
 // loopsOverride, when positive, sets the number of loops (tests).

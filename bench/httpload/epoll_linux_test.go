@@ -4,6 +4,7 @@ package httpload
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -111,5 +112,61 @@ func TestEpollEarlyAnswer(t *testing.T) {
 		l.closeConn(c)
 		_ = syscall.Close(fds[1])
 		l.closeFDs()
+	}
+}
+
+// TestEpollPicksAddress: a host name with several addresses connects to
+// the first that accepts a connection, whatever the resolver's order; when
+// none does, the requests fail as refused and are counted.
+func TestEpollPicksAddress(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	_, port, err := net.SplitHostPort(srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(f func(context.Context, string) ([]net.IPAddr, error)) { lookupIP = f }(lookupIP)
+	ips := func(s ...string) []net.IPAddr {
+		var out []net.IPAddr
+		for _, a := range s {
+			out = append(out, net.IPAddr{IP: net.ParseIP(a)})
+		}
+		return out
+	}
+	// Nothing listens on 127.0.0.2 and 127.0.0.3 at the server's port:
+	// the server is bound to 127.0.0.1 only.
+	for _, tc := range []struct {
+		name    string
+		addrs   []net.IPAddr
+		working bool
+	}{
+		{"dead first", ips("127.0.0.2", "127.0.0.1"), true},
+		{"live first", ips("127.0.0.1", "127.0.0.2"), true},
+		{"one address", ips("127.0.0.1"), true},
+		{"none live", ips("127.0.0.2", "127.0.0.3"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lookupIP = func(_ context.Context, host string) ([]net.IPAddr, error) {
+				if host != "multi.test" {
+					return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+				}
+				return tc.addrs, nil
+			}
+			res, err := Attack(context.Background(), Config{URL: "http://multi.test:" + port + "/", Engine: EngineEpoll,
+				Workload: workload.Spec{Name: "constant", Rate: 200, Duration: 100 * time.Millisecond}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			run := res.Run
+			if run.HTTP.Engine != EngineEpoll || run.Offered != 20 {
+				t.Fatalf("engine %q, offered %d; want epoll, 20", run.HTTP.Engine, run.Offered)
+			}
+			if tc.working && (run.Admitted != 20 || run.Errors != 0) {
+				t.Errorf("admitted %d of 20, errors %v; want all admitted", run.Admitted, run.ErrorKinds)
+			}
+			if !tc.working && (run.Admitted != 0 || run.ErrorKinds[KindRefused] != 20) {
+				t.Errorf("admitted %d, errors %v; want 20 refused", run.Admitted, run.ErrorKinds)
+			}
+		})
 	}
 }
