@@ -8,11 +8,17 @@
 #   ENGINES="goroutines epoll" bench/httpload/compare.sh   # both, same rounds
 #
 # Each round restarts the server, then measures in turn:
-#   wrk      wrk -t2 -c32 -d10s: requests per second (closed loop);
-#   vegeta   vegeta attack -rate=0 -max-workers=32 -duration=10s | vegeta
-#            report: its rate (closed loop);
-#   closed   ratebench attack -rate 0 -connections 32: completed per second
-#            (closed loop, the same setting as the two above);
+#   wrk and closed, interleaved: wrk -t2 -c32 and ratebench attack -rate 0
+#            -connections 32 (closed loops, requests per second), in
+#            SLICES blocks of SLICE-long runs ordered wrk, attack, attack,
+#            wrk (one attack per engine, reversed on the way back): on a
+#            shared machine whose speed drifts, each block's ratio
+#            compares runs a few seconds apart, and the drift cancels to
+#            first order. Each side's rate is its mean over the block's
+#            runs; the round's ratio is over all blocks, each block's
+#            ratio printed beside;
+#   vegeta   vegeta attack -rate=0 -max-workers=32 -duration=DURATION |
+#            vegeta report: its rate (closed loop);
 #   open     the highest rate, among 50%, 60%, ... 100% of wrk's, that
 #            attack sustains in its open loop for DURATION: sent within 1%
 #            of the target, nothing dropped, no error (the share of
@@ -32,6 +38,8 @@ cd "$(dirname "$0")/../.."
 
 ROUNDS=${ROUNDS:-2}
 DURATION=${DURATION:-10s}
+SLICE=${SLICE:-3s}
+SLICES=${SLICES:-2}
 CONNS=${CONNS:-32}
 PORT=${PORT:-18480}
 URL="http://127.0.0.1:$PORT/"
@@ -83,34 +91,70 @@ attack() {
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 
-# cpu RATE SECONDS: the CPU per request, in microseconds, that the last
-# timed command took (user + system, from $tmp/cpu), or "-".
 TIME=""
 [ -x /usr/bin/time ] && TIME="/usr/bin/time -f %U+%S -o $tmp/cpu"
-cpu() {
-	[ -n "$TIME" ] || { echo "-"; return; }
-	awk -F+ -v r="$1" -v d="$2" 'END { if (r > 0) printf "%.1fus", ($1 + $2) / (r * d) * 1e6; else print "-" }' "$tmp/cpu"
-}
-secs=$(awk -v d="$DURATION" 'BEGIN { v = d + 0; if (d ~ /ms$/) v /= 1000; else if (d ~ /m$/) v *= 60; print v }')
 ENGINES=${ENGINES:-default}
 
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "server:  ratebench serve -limit 1000000000 -window 1s (admits everything) on $URL; $CONNS connections for the closed loops"
+slice_secs=$(awk -v d="$SLICE" 'BEGIN { v = d + 0; if (d ~ /ms$/) v /= 1000; else if (d ~ /m$/) v *= 60; print v }')
+
+# closed WHO: one closed-loop run of SLICE by wrk or an attack engine;
+# prints "requests/s cpu-seconds".
+closed() {
+	local who=$1 rate
+	if [ "$who" = wrk ]; then
+		rate=$($TIME wrk -t2 -c"$CONNS" -d"$SLICE" "$URL" | awk '/Requests\/sec/ { printf "%d", $2 }')
+	else
+		local eflag=()
+		[ "$who" = default ] || eflag=(-engine "$who")
+		read -r _ rate _ _ _ < <(attack 0 "$SLICE" -connections "$CONNS" "${eflag[@]}")
+	fi
+	local c=0
+	[ -n "$TIME" ] && c=$(awk -F+ 'END { print $1 + $2 }' "$tmp/cpu")
+	echo "$rate $c"
+}
+
+# mean rate and CPU per request of WHO over its runs
+mean() { echo $((${reqs[$1]} / ${runs[$1]})); }
+percpu() {
+	[ -n "$TIME" ] || { echo "-"; return; }
+	awk -v c="${cpus[$1]}" -v r="${reqs[$1]}" -v s="$slice_secs" 'BEGIN { if (r > 0) printf "%.1fus", c / (r * s) * 1e6; else print "-" }'
+}
+
 for round in $(seq "$ROUNDS"); do
 	start_server
-	wrk_rate=$($TIME wrk -t2 -c"$CONNS" -d"$DURATION" "$URL" | awk '/Requests\/sec/ { printf "%d", $2 }')
-	wrk_cpu=$(cpu "$wrk_rate" "$secs")
+	# The closed loops, interleaved in blocks: wrk, engines, engines
+	# reversed, wrk.
+	declare -A reqs=() cpus=() runs=()
+	blocks=""
+	engines=($ENGINES)
+	back=()
+	for ((i = ${#engines[@]} - 1; i >= 0; i--)); do back+=("${engines[i]}"); done
+	for _ in $(seq "$SLICES"); do
+		declare -A breqs=()
+		for who in wrk "${engines[@]}" "${back[@]}" wrk; do
+			read -r r c < <(closed "$who")
+			reqs[$who]=$((${reqs[$who]:-0} + r))
+			breqs[$who]=$((${breqs[$who]:-0} + r))
+			runs[$who]=$((${runs[$who]:-0} + 1))
+			cpus[$who]=$(awk -v a="${cpus[$who]:-0}" -v b="$c" 'BEGIN { print a + b }')
+		done
+		blocks="$blocks $(ratio "${breqs[${engines[0]}]}" "${breqs[wrk]}")"
+		unset breqs
+	done
+	wrk_rate=$(mean wrk)
 	veg_rate=$(echo "GET $URL" | "$VEGETA" attack -rate=0 -max-workers="$CONNS" -duration="$DURATION" | "$VEGETA" report |
 		awk -F'[],[ ]+' '/^Requests/ { printf "%d", $(NF-1) }')
 	echo "round $round:"
-	echo "  wrk -t2 -c$CONNS:                       $wrk_rate requests/s   (CPU $wrk_cpu per request)"
+	echo "  wrk -t2 -c$CONNS:                       $wrk_rate requests/s   (mean of ${runs[wrk]} runs of $SLICE; CPU $(percpu wrk) per request)"
 	echo "  vegeta -rate=0 -max-workers=$CONNS:     $veg_rate requests/s"
 
 	for engine in $ENGINES; do
 		eflag=()
 		[ "$engine" = default ] || eflag=(-engine "$engine")
-		read -r _ closed _ _ _ < <(attack 0 "$DURATION" -connections "$CONNS" "${eflag[@]}")
-		closed_cpu=$(cpu "$closed" "$secs")
+		closed=$(mean "$engine")
+		closed_cpu=$(percpu "$engine")
 
 		open=0
 		for pct in 50 60 70 80 90 100; do
@@ -128,7 +172,9 @@ for round in $(seq "$ROUNDS"); do
 
 		echo "  $engine engine:"
 		echo "    attack -rate 0 -connections $CONNS:     $closed requests/s   ($(ratio "$closed" "$veg_rate")x vegeta, $(ratio "$closed" "$wrk_rate")x wrk; CPU $closed_cpu per request)"
+		[ "$engine" = "${engines[0]}" ] && echo "      each block's ratio to wrk:$blocks"
 		echo "    attack open loop, highest sustained: $open requests/s   ($(ratio "$open" "$veg_rate")x vegeta, $(ratio "$open" "$wrk_rate")x wrk)"
 		echo "    attack at a fixed $fixed/s:          sent $fsent/s ($ferr), $flate% sent >1ms late, $fdrop dropped, $ferrs errors"
 	done
+	unset reqs cpus runs
 done
