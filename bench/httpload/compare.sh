@@ -99,9 +99,9 @@ echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f
 echo "server:  ratebench serve -limit 1000000000 -window 1s (admits everything) on $URL; $CONNS connections for the closed loops"
 slice_secs=$(awk -v d="$SLICE" 'BEGIN { v = d + 0; if (d ~ /ms$/) v /= 1000; else if (d ~ /m$/) v *= 60; print v }')
 
-# closed WHO: one closed-loop run of SLICE by wrk or an attack engine;
+# closed_run WHO: one closed-loop run of SLICE by wrk or an attack engine;
 # prints "requests/s cpu-seconds".
-closed() {
+closed_run() {
 	local who=$1 rate
 	if [ "$who" = wrk ]; then
 		rate=$($TIME wrk -t2 -c"$CONNS" -d"$SLICE" "$URL" | awk '/Requests\/sec/ { printf "%d", $2 }')
@@ -134,7 +134,7 @@ for round in $(seq "$ROUNDS"); do
 	for _ in $(seq "$SLICES"); do
 		declare -A breqs=()
 		for who in wrk "${engines[@]}" "${back[@]}" wrk; do
-			read -r r c < <(closed "$who")
+			read -r r c < <(closed_run "$who")
 			reqs[$who]=$((${reqs[$who]:-0} + r))
 			breqs[$who]=$((${breqs[$who]:-0} + r))
 			runs[$who]=$((${runs[$who]:-0} + 1))
