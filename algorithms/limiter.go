@@ -28,6 +28,12 @@ type Decision struct {
 	// ResetAfter is the time until the quota is full again if nothing else
 	// happens.
 	ResetAfter time.Duration
+	// TableFull reports a rejection of a key the limiter could not take
+	// in: a per-key table (keyed) full of keys it cannot forget without
+	// losing their state. RetryAfter is then the time until a slot frees.
+	// Such a rejection is not an error: a fail-open policy never turns it
+	// into an admit.
+	TableFull bool
 }
 
 // Limiter is the contract every algorithm, peer adapter and backend
