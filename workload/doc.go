@@ -6,8 +6,8 @@
 // read the clock: At is virtual time, and the engines decide what it means.
 // Randomised generators draw from a math/rand/v2 PCG seeded from Spec.Seed,
 // so the same Spec always yields the same sequence. Memory does not grow
-// with the length of a run, and Next does not allocate for the synthetic
-// generators (key strings are built once, in New).
+// with the length of a run or its number of keys, and Next does not
+// allocate for the synthetic generators (see Arrival and KeyBuf).
 //
 // The generators, listed once by Names and described by Describe, are:
 //

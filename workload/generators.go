@@ -16,6 +16,9 @@ type generator struct {
 	open func(Spec) (Stream, error)
 	// params adds the generator's parameters to p (see Spec.Params).
 	params func(s Spec, p map[string]any)
+	// expect returns the expected number of arrivals of a checked spec
+	// (nil for replay, whose count Inspect reads from the trace).
+	expect func(Spec) float64
 }
 
 // generators is the one list of workloads, in the order Names returns them.
@@ -27,6 +30,7 @@ var generators = [...]generator{
 		check:  checkConstant,
 		open:   newConstant,
 		params: paramsConstant,
+		expect: expectRate,
 	},
 	{
 		name:   "poisson",
@@ -34,6 +38,7 @@ var generators = [...]generator{
 		check:  checkPoisson,
 		open:   newPoisson,
 		params: paramsPoisson,
+		expect: expectRate,
 	},
 	{
 		name:   "burst",
@@ -41,6 +46,7 @@ var generators = [...]generator{
 		check:  checkBurst,
 		open:   newBurst,
 		params: paramsBurst,
+		expect: expectBurst,
 	},
 	{
 		name:   "boundary",
@@ -48,6 +54,7 @@ var generators = [...]generator{
 		check:  checkBoundary,
 		open:   newBoundary,
 		params: paramsBoundary,
+		expect: expectBoundary,
 	},
 	{
 		name:   "ramp",
@@ -55,6 +62,7 @@ var generators = [...]generator{
 		check:  checkRamp,
 		open:   newRamp,
 		params: paramsRamp,
+		expect: expectRamp,
 	},
 	{
 		name:   "zipf",
@@ -62,6 +70,7 @@ var generators = [...]generator{
 		check:  checkZipf,
 		open:   newZipf,
 		params: paramsZipf,
+		expect: expectRate,
 	},
 	{
 		name:   replayName,

@@ -46,7 +46,7 @@ func (c *poissonClock) next() (time.Duration, bool) {
 type poissonStream struct {
 	clock poissonClock
 	pcg   *rand.PCG // the source under clock.rng, called directly for keys
-	keys  []string
+	keys  keySet
 	cost  int64
 	done  bool
 }
@@ -56,7 +56,7 @@ func newPoisson(s Spec) (Stream, error) {
 	return &poissonStream{
 		clock: newPoissonClock(s, rng),
 		pcg:   pcg,
-		keys:  keyNames(s.Keys),
+		keys:  newKeySet(s.Keys),
 		cost:  s.Cost,
 	}, nil
 }
@@ -71,10 +71,10 @@ func (p *poissonStream) Next() (Arrival, bool) {
 		return Arrival{}, false
 	}
 	k := 0
-	if len(p.keys) > 1 {
-		k = uniformKey(p.pcg.Uint64(), len(p.keys))
+	if p.keys.n > 1 {
+		k = uniformKey(p.pcg.Uint64(), p.keys.n)
 	}
-	return Arrival{At: at, Key: p.keys[k], Cost: p.cost}, true
+	return p.keys.arrival(at, k, p.cost), true
 }
 
 func (p *poissonStream) Err() error { return nil }

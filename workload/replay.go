@@ -15,7 +15,8 @@ import (
 	"time"
 )
 
-// maxTraceLine bounds one JSON line of a trace, in bytes.
+// maxTraceLine bounds one line of a trace (a JSON line, or a CSV record,
+// which may span lines inside quotes), in bytes.
 const maxTraceLine = 1 << 20
 
 // traceFormat is the syntax of a trace file.
@@ -246,12 +247,15 @@ func (r *replayStream) Close() error {
 type csvSource struct {
 	name           string
 	r              *csv.Reader
+	lim            *recordLimit
 	at, key, cost  int // column indexes
 	line, lastLine int
 }
 
 func newCSVSource(name string, br *bufio.Reader) (*csvSource, error) {
-	c := &csvSource{name: name, r: csv.NewReader(br), at: -1, key: -1, cost: -1}
+	c := &csvSource{name: name, at: -1, key: -1, cost: -1}
+	c.lim = &recordLimit{r: br, max: maxTraceLine, line: 1}
+	c.r = csv.NewReader(c.lim)
 	c.r.ReuseRecord = true
 	header, err := c.r.Read()
 	if err == io.EOF {
@@ -303,6 +307,10 @@ func (c *csvSource) next() (traceRecord, error) {
 
 // readErr turns an error of csv.Reader.Read into a *traceError.
 func (c *csvSource) readErr(rec []string, err error) *traceError {
+	if errors.Is(err, errRecordTooLong) {
+		return &traceError{name: c.name, line: c.lim.start, err: err,
+			msg: fmt.Sprintf("is longer than %d bytes", maxTraceLine)}
+	}
 	var pe *csv.ParseError
 	if !errors.As(err, &pe) {
 		return &traceError{name: c.name, line: c.lastLine + 1, msg: "read: " + err.Error(), err: err}
@@ -382,4 +390,51 @@ func (j *jsonlSource) errorf(err error, format string, args ...any) error {
 // isNull reports whether a JSON field is absent or null.
 func isNull(raw json.RawMessage) bool {
 	return len(raw) == 0 || string(raw) == "null"
+}
+
+// errRecordTooLong is what recordLimit returns for a record over its bound.
+var errRecordTooLong = errors.New("record too long")
+
+// recordLimit passes a CSV text through and fails with errRecordTooLong
+// as soon as one record (a line, or several inside quotes) exceeds max
+// bytes, so that encoding/csv, which would hold a whole record in memory,
+// never sees one larger than that. It follows quotes as CSV does: a quote
+// toggles the quoted state, and a doubled quote toggles it twice.
+type recordLimit struct {
+	r      io.Reader
+	max    int
+	n      int  // bytes of the current record so far
+	quoted bool // inside a quoted field
+	line   int  // the current physical line, from 1
+	start  int  // the line the current record started on
+	err    error
+}
+
+func (l *recordLimit) Read(p []byte) (int, error) {
+	if l.err != nil {
+		return 0, l.err
+	}
+	n, err := l.r.Read(p)
+	for i, b := range p[:n] {
+		if l.n == 0 {
+			l.start = l.line
+		}
+		l.n++
+		switch {
+		case b == '"':
+			l.quoted = !l.quoted
+		case b == '\n':
+			l.line++
+			if !l.quoted {
+				l.n = 0
+			}
+		}
+		if l.n > l.max {
+			// Hand over what precedes the record, so that the records
+			// before it are read whole; the next Read fails.
+			l.err = errRecordTooLong
+			return i, nil
+		}
+	}
+	return n, err
 }

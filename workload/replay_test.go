@@ -22,6 +22,7 @@ func sampleArrivals(t testing.TB) []Arrival {
 	as := collect(t, Spec{Name: "zipf", Rate: 1000, Duration: time.Second, Keys: 20, Seed: 3})
 	for i := range as {
 		as[i].Cost = int64(1 + i%5)
+		as[i].KeyIndex = 0 // a trace's keys are names only
 	}
 	odd := []string{"a,b", `q"uote`, "ключ", "tab\there", " spaced "}
 	for i, k := range odd {
@@ -201,6 +202,11 @@ func TestReplayErrors(t *testing.T) {
 		{name: "jsonl negative cost", file: "trace.jsonl", content: "{\"at_ns\":1,\"key\":\"a\",\"cost\":-1}\n", want: `trace.jsonl line 1: cost -1 must be >= 1`},
 		// A line over the 1 MiB bound.
 		{name: "jsonl long line", file: "trace.jsonl", content: "{\"at_ns\":1,\"key\":\"a\",\"cost\":1}\n{\"key\":\"" + strings.Repeat("x", maxTraceLine) + "\"}\n", good: 1, want: `trace.jsonl line 2: is longer than 1048576 bytes`},
+		// A CSV line has the same bound: a 1 GiB key would otherwise be
+		// read whole into memory.
+		{name: "csv long line", file: "trace.csv", content: "at_ns,key,cost\n1,a,1\n2," + strings.Repeat("x", maxTraceLine) + ",1\n3,b,1\n", good: 1, want: `trace.csv line 3: is longer than 1048576 bytes`},
+		// The bound is on a record, so quoted line breaks do not reset it.
+		{name: "csv long quoted record", file: "trace.csv", content: "at_ns,key,cost\n1,\"" + strings.Repeat("xxxxxxx\n", maxTraceLine/8+1) + "\",1\n", want: `trace.csv line 2: is longer than 1048576 bytes`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -333,4 +339,35 @@ func FuzzReplay(f *testing.F) {
 			}
 		}
 	})
+}
+
+// endless is an io.Reader of endless zero bytes, as /dev/zero.
+type endless struct{ read int }
+
+func (e *endless) Read(p []byte) (int, error) {
+	clear(p)
+	e.read += len(p)
+	return len(p), nil
+}
+
+// TestReplayEndlessLine: a trace that is one endless line (replay:/dev/zero)
+// fails at the line bound instead of growing until the machine runs out.
+func TestReplayEndlessLine(t *testing.T) {
+	for _, format := range []traceFormat{formatCSV, formatJSONL} {
+		src := &endless{}
+		st, err := openTrace("zero", src, format, 0)
+		if err == nil {
+			_, ok := st.Next()
+			if ok {
+				t.Fatalf("format %d: an endless line gave an arrival", format)
+			}
+			err = st.Err()
+		}
+		if err == nil || !strings.Contains(err.Error(), "zero line 1: ") {
+			t.Fatalf("format %d: %v, want an error at line 1", format, err)
+		}
+		if src.read > 4*maxTraceLine {
+			t.Errorf("format %d: read %d bytes of an endless line, want at most about %d", format, src.read, maxTraceLine)
+		}
+	}
 }

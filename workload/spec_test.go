@@ -205,11 +205,12 @@ func TestParams(t *testing.T) {
 			spec: Spec{Name: "ramp", Rate: 1, RateEnd: 2, Duration: time.Second, Cost: 3},
 			want: map[string]any{"name": "ramp", "rate": 1.0, "rate_end": 2.0, "duration_ns": int64(1e9), "keys": 1, "cost": int64(3)},
 		},
-		// Replay: the name without the path, which goes in "path".
+		// Replay: the name without the path, which goes in "path", and the
+		// trace's key count as its reader set it.
 		{
 			name: "replay",
-			spec: Spec{Name: "replay:traces/a.csv", Rate: 7},
-			want: map[string]any{"name": "replay", "path": "traces/a.csv", "duration_ns": int64(0)},
+			spec: Spec{Name: "replay:traces/a.csv", Rate: 7, Keys: 4},
+			want: map[string]any{"name": "replay", "path": "traces/a.csv", "duration_ns": int64(0), "keys": 4},
 		},
 		// An unknown name gives back just the name.
 		{

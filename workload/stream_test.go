@@ -1,7 +1,9 @@
 package workload
 
 import (
+	"runtime"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -126,6 +128,54 @@ func TestNextDoesNotAllocate(t *testing.T) {
 			}
 			if n := testing.AllocsPerRun(1000, func() { st.Next() }); n != 0 {
 				t.Fatalf("Next allocates %v times per call, want 0", n)
+			}
+		})
+	}
+}
+
+// TestManyKeys: keys past the named ones travel as an index, are named
+// without an allocation by a KeyBuf, and a stream over ten million keys
+// builds nothing per key before it starts.
+func TestManyKeys(t *testing.T) {
+	const keys = 10_000_000
+	for _, s := range synthetic {
+		t.Run(specName(s), func(t *testing.T) {
+			s.Keys = keys
+			s.Duration = 1000 * time.Hour
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			st, err := New(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runtime.ReadMemStats(&after)
+			if grew := after.TotalAlloc - before.TotalAlloc; grew > 4<<20 {
+				t.Errorf("New over %d keys allocated %d bytes", keys, grew)
+			}
+			var kb KeyBuf
+			beyond := 0
+			for range 200_000 {
+				a, _ := st.Next()
+				name := kb.Name(a)
+				if want := "k" + strconv.Itoa(a.KeyIndex); name != want {
+					t.Fatalf("KeyBuf.Name = %q, want %q", name, want)
+				}
+				if a.KeyName() != name {
+					t.Fatalf("KeyName = %q, want %q", a.KeyName(), name)
+				}
+				if a.KeyIndex >= namedKeys {
+					beyond++
+					if a.Key != "" {
+						t.Fatalf("key %d travels with a name %q", a.KeyIndex, a.Key)
+					}
+				}
+			}
+			if s.Name != "zipf" && beyond == 0 { // zipf's tail is rarely drawn
+				t.Errorf("no arrival used a key past the first %d", namedKeys)
+			}
+			if n := testing.AllocsPerRun(1000, func() { a, _ := st.Next(); kb.Name(a) }); n != 0 {
+				t.Fatalf("Next and Name allocate %v times per arrival, want 0", n)
 			}
 		})
 	}

@@ -16,14 +16,14 @@ func paramsZipf(s Spec, p map[string]any) {
 type zipfStream struct {
 	clock poissonClock
 	zipf  *rand.Zipf // nil when there is one key
-	keys  []string
+	keys  keySet
 	cost  int64
 	done  bool
 }
 
 func newZipf(s Spec) (Stream, error) {
 	_, rng := newRand(s.Seed)
-	z := &zipfStream{clock: newPoissonClock(s, rng), keys: keyNames(s.Keys), cost: s.Cost}
+	z := &zipfStream{clock: newPoissonClock(s, rng), keys: newKeySet(s.Keys), cost: s.Cost}
 	if s.Keys > 1 {
 		z.zipf = rand.NewZipf(rng, s.ZipfS, 1, uint64(s.Keys-1))
 	}
@@ -43,7 +43,7 @@ func (z *zipfStream) Next() (Arrival, bool) {
 	if z.zipf != nil {
 		k = z.zipf.Uint64()
 	}
-	return Arrival{At: at, Key: z.keys[k], Cost: z.cost}, true
+	return z.keys.arrival(at, int(k), z.cost), true
 }
 
 func (z *zipfStream) Err() error { return nil }
