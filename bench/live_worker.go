@@ -6,6 +6,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/ratebench/ratebench/workload"
 )
 
 // A worker hands its decisions to the collector in chunks of chunkSize, or
@@ -27,8 +29,8 @@ const (
 
 // liveRec is one decision as the collector feeds it to the Recorder.
 type liveRec struct {
-	at      int64 // the instant passed to Allow
-	key     string
+	at      int64            // the instant passed to Allow
+	key     workload.Arrival // the key only, as the stream gave it
 	cost    int64
 	delay   int64
 	allowed bool
@@ -90,6 +92,7 @@ type liveWorker struct {
 	timer      *time.Timer
 	meas       [measureBatch]measure
 	nmeas      int
+	names      workload.KeyBuf
 	res        workerResult
 }
 
@@ -140,7 +143,7 @@ func (w *liveWorker) do(j liveJob) {
 		w.floor.Store(int64(j.sent))
 	}
 	start := p.elapsed()
-	d, err := p.lims[j.replica].Allow(start, j.key, j.cost)
+	d, err := p.lims[j.replica].Allow(start, w.names.Name(j.key), j.cost)
 	wait := p.target.Shaper && d.Delay > 0 && d.Allowed && err == nil
 	var done time.Duration
 	if !wait {

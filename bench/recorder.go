@@ -29,6 +29,7 @@ func NewHistogram() *hdrhistogram.Histogram {
 
 // keyStats is one key's share and its exact span maximum.
 type keyStats struct {
+	name              string
 	offered, admitted int64
 	span              *spanMax
 }
@@ -67,8 +68,8 @@ type Recorder struct {
 	admitted []int64
 	rejected []int64
 	keys     map[string]*keyStats
-	lastKey  string
-	last     *keyStats
+	names    workload.KeyBuf
+	last     *keyStats // the key looked up last
 	pending  servedHeap
 	delays   *hdrhistogram.Histogram
 	end      int64
@@ -94,24 +95,25 @@ func NewRecorder(t Target, p algorithms.Policy, bin int64) *Recorder {
 	return r
 }
 
-// key returns the stats of k, caching the last one looked up.
-func (r *Recorder) key(k string) *keyStats {
-	if r.last != nil && k == r.lastKey {
+// key returns the stats of a's key, caching the last one looked up.
+func (r *Recorder) key(a workload.Arrival) *keyStats {
+	k := r.names.Name(a) // valid until the next Name: stored cloned
+	if r.last != nil && k == r.last.name {
 		return r.last
 	}
 	ks := r.keys[k]
 	if ks == nil {
-		ks = &keyStats{span: newSpanMax(r.window)}
-		r.keys[strings.Clone(k)] = ks
+		ks = &keyStats{name: strings.Clone(k), span: newSpanMax(r.window)}
+		r.keys[ks.name] = ks
 	}
-	r.lastKey, r.last = k, ks
+	r.last = ks
 	return ks
 }
 
 // Add records one arrival and what the limiter decided. A non-nil err is
 // counted and the target's failure policy decides admission.
 func (r *Recorder) Add(a workload.Arrival, d algorithms.Decision, err error) {
-	ks := r.key(a.Key)
+	ks := r.key(a)
 	r.run.Offered++
 	r.run.OfferedCost += a.Cost
 	ks.offered++
@@ -206,15 +208,21 @@ func (r *Recorder) Finish(p algorithms.Policy, duration int64) Run {
 	n := max(int64(len(r.admitted)), int64(len(r.rejected)), (duration+r.bin-1)/r.bin, 1)
 	run.Series = Series{BinNS: r.bin, Admitted: addBin(r.admitted, n-1, 0), Rejected: addBin(r.rejected, n-1, 0)}
 	names := make([]string, 0, len(r.keys))
-	for k, ks := range r.keys {
+	for k := range r.keys {
 		names = append(names, k)
-		if ks.span.best > run.MaxAdmittedInWindow ||
-			ks.span.best == run.MaxAdmittedInWindow && ks.span.bestEnd < run.MaxWindowEndNS {
-			run.MaxAdmittedInWindow = ks.span.best
-			run.MaxWindowEndNS, run.MaxWindowSpanNS = ks.span.bestEnd, ks.span.bestLength
-		}
 	}
 	slices.Sort(names)
+	// The most admitted in any W, over the keys: ties go to the span that
+	// ends first, then to the first key in order, so that the same
+	// arrivals always name the same span.
+	for i, k := range names {
+		s := r.keys[k].span
+		if i == 0 || s.best > run.MaxAdmittedInWindow ||
+			s.best == run.MaxAdmittedInWindow && s.bestEnd < run.MaxWindowEndNS {
+			run.MaxAdmittedInWindow = s.best
+			run.MaxWindowEndNS, run.MaxWindowSpanNS = s.bestEnd, s.bestLength
+		}
+	}
 	admitted := make([]int64, len(names))
 	for i, k := range names {
 		admitted[i] = r.keys[k].admitted

@@ -188,7 +188,7 @@ func (p *pass) schedule(ctx context.Context, stream workload.Stream) schedule {
 				continue
 			}
 		}
-		p.dispatch(job{at: a.At, key: a.Key}, now)
+		p.dispatch(job{at: a.At, key: a.KeyName()}, now)
 		s.sent++
 	}
 	return s
@@ -239,7 +239,7 @@ func (k *keySource) next() (string, bool) {
 	k.mu.Lock()
 	a, ok := k.stream.Next()
 	k.mu.Unlock()
-	return a.Key, ok
+	return a.KeyName(), ok
 }
 
 // fill appends up to n keys to dst, fewer at the end of the stream.
@@ -251,7 +251,7 @@ func (k *keySource) fill(dst []string, n int) []string {
 		if !ok {
 			break
 		}
-		dst = append(dst, a.Key)
+		dst = append(dst, a.KeyName())
 	}
 	return dst
 }
