@@ -18,8 +18,9 @@ import (
 //
 // The walk stops at the last good hop (the last trusted address read, or
 // the peer) at the first entry that is not a plain address: malformed
-// syntax, an empty list element, or in Forwarded a missing for=, "unknown"
-// or an obfuscated identifier ("_hidden"). Such an entry was written by a
+// syntax (a port that is empty, not a number or above 65535 included), an
+// empty list element, or in Forwarded a missing for=, "unknown" or an
+// obfuscated identifier ("_hidden"). Such an entry was written by a
 // trusted hop that could not name its peer, or copied from the client, so
 // nothing left of it is believed; the client then shares the key of the
 // proxy in front of it, a key it cannot choose. Because the walk reads from
@@ -271,8 +272,11 @@ func parseNode(node string) (netip.Addr, bool) {
 	return norm(a), true
 }
 
-// validPort reports whether p is ":" followed by 1 to 5 digits or by an
-// obfuscated port ("_" then letters, digits, '.', '_' or '-').
+// validPort reports whether p is ":" followed by a port number (1 to 5
+// digits, at most 65535, as X-Forwarded-For's ports are read) or by an
+// obfuscated port ("_" then letters, digits, '.', '_' or '-'). An empty,
+// non-numeric or out-of-range port is malformed: a hop that writes one is
+// not trusted to have written the address before it either.
 func validPort(p string) bool {
 	if len(p) < 2 || p[0] != ':' {
 		return false
@@ -289,12 +293,14 @@ func validPort(p string) bool {
 	if len(p) > 5 {
 		return false
 	}
+	n := 0
 	for i := 0; i < len(p); i++ {
 		if p[i] < '0' || p[i] > '9' {
 			return false
 		}
+		n = n*10 + int(p[i]-'0')
 	}
-	return true
+	return n <= 65535
 }
 
 // unquote reads the quoted string at the start of s and returns its

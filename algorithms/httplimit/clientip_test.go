@@ -60,6 +60,14 @@ func TestClientIPXForwardedFor(t *testing.T) {
 		{name: "IPv4 in brackets stops", peer: proxy, lines: []string{"[198.51.100.7]"}, want: "10.0.0.1"},
 		{name: "Forwarded syntax in X-Forwarded-For stops", peer: proxy, lines: []string{"for=198.51.100.7"}, want: "10.0.0.1"},
 		{name: "NUL byte stops", peer: proxy, lines: []string{"198.51.100.7\x00"}, want: "10.0.0.1"},
+		// Ports: a number from 0 to 65535, or the entry is malformed.
+		{name: "largest port", peer: proxy, lines: []string{"198.51.100.7:65535"}, want: "198.51.100.7"},                                            // in range
+		{name: "port above 65535 stops", peer: proxy, lines: []string{"198.51.100.7:99999"}, want: "10.0.0.1"},                                      // five digits, out of range
+		{name: "port 65536 stops", peer: proxy, lines: []string{"198.51.100.7:65536"}, want: "10.0.0.1"},                                            // one past the largest
+		{name: "empty port stops", peer: proxy, lines: []string{"198.51.100.7:"}, want: "10.0.0.1"},                                                 // a colon and nothing
+		{name: "named port stops", peer: proxy, lines: []string{"198.51.100.7:http"}, want: "10.0.0.1"},                                             // not a number
+		{name: "IPv6 port out of range stops", peer: proxy, lines: []string{"[2001:db8::1]:70000"}, want: "10.0.0.1"},                               // bracketed form too
+		{name: "bad port after a trusted hop stops there", peer: proxy, lines: []string{"6.6.6.6, 198.51.100.7:99999, 10.0.0.2"}, want: "10.0.0.2"}, // the last good hop
 		// Peers.
 		{name: "IPv6 peer with zone", peer: "[fe80::1%eth0]:80", want: "fe80::1"},
 		{name: "IPv4-mapped peer unmapped, then trusted", peer: "[::ffff:10.0.0.1]:80", lines: []string{"198.51.100.7"}, want: "198.51.100.7"},
@@ -110,6 +118,20 @@ func TestClientIPForwarded(t *testing.T) {
 		{name: "missing closing quote is malformed", peer: proxy, lines: []string{`for="[2001:db8::1]:80`}, want: "10.0.0.1"},
 		{name: "bad escape in a quoted string is malformed", peer: proxy, lines: []string{"for=\"198.51.100.7\\\x01\""}, want: "10.0.0.1"},
 		{name: "long port is malformed", peer: proxy, lines: []string{`for="198.51.100.7:123456"`}, want: "10.0.0.1"},
+		// Ports: 1 to 5 digits up to 65535, or an obfuscated "_name";
+		// anything else makes the element malformed, as in X-Forwarded-For.
+		{name: "largest port", peer: proxy, lines: []string{`for="198.51.100.7:65535"`}, want: "198.51.100.7"},                       // in range
+		{name: "five-digit port with leading zeros", peer: proxy, lines: []string{`for="198.51.100.7:00080"`}, want: "198.51.100.7"}, // 80, within 5 digits
+		{name: "port above 65535 is malformed", peer: proxy, lines: []string{`for="1.2.3.13:99999"`}, want: "10.0.0.1"},              // five digits, out of range
+		{name: "port 65536 is malformed", peer: proxy, lines: []string{`for="198.51.100.7:65536"`}, want: "10.0.0.1"},                // one past the largest
+		{name: "unquoted out-of-range port is malformed", peer: proxy, lines: []string{`for=198.51.100.7:99999`}, want: "10.0.0.1"},  // the lenient unquoted form too
+		{name: "IPv6 port out of range is malformed", peer: proxy, lines: []string{`for="[2001:db8::1]:70000"`}, want: "10.0.0.1"},   // bracketed form too
+		{name: "empty port is malformed", peer: proxy, lines: []string{`for="198.51.100.7:"`}, want: "10.0.0.1"},                     // a colon and nothing
+		{name: "empty IPv6 port is malformed", peer: proxy, lines: []string{`for="[2001:db8::1]:"`}, want: "10.0.0.1"},               // after the bracket
+		{name: "named port is malformed", peer: proxy, lines: []string{`for="198.51.100.7:http"`}, want: "10.0.0.1"},                 // not digits, not obfuscated
+		{name: "signed port is malformed", peer: proxy, lines: []string{`for="198.51.100.7:+80"`}, want: "10.0.0.1"},                 // digits only
+		{name: "bad port after a trusted hop stops there", peer: proxy,
+			lines: []string{`for=6.6.6.6, for="198.51.100.7:99999", for=10.0.0.2`}, want: "10.0.0.2"}, // the last good hop
 		{name: "empty element stops at the trusted hop", peer: proxy, lines: []string{`for=198.51.100.7,,for=10.0.0.2`}, want: "10.0.0.2"},
 		{name: "escaped characters in the node are unescaped", peer: proxy, lines: []string{`for="198.51.100.\7"`}, want: "198.51.100.7"},
 		{name: "X-Forwarded-For syntax in Forwarded stops", peer: proxy, lines: []string{`198.51.100.7`}, want: "10.0.0.1"},
