@@ -22,6 +22,7 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -495,13 +496,27 @@ type KeyFunc func(r *http.Request, client netip.Addr) (string, error)
 // with one longer than MaxKeyLen bytes is answered 400 Bad Request rather
 // than keyed by IP: falling back would give a client two quotas (with and
 // without the header) and would let a header value such as "192.0.2.1"
-// land in that address's bucket. The value is used as sent, so the header
-// must identify a client (an API key the server checks), not be a free
-// choice of the client.
+// land in that address's bucket. So is a request whose identity is
+// ambiguous: the header sent on more than one field line, or a value
+// holding a comma-separated list (which HTTP makes equivalent to repeated
+// lines). Which element names the client would depend on who reads it: a
+// proxy or the server's authentication reading another one than the
+// limiter would let a client be charged under someone else's key. The
+// value is used as sent, so the header must identify a client (an API key
+// the server checks), not be a free choice of the client. Every error
+// wraps ErrNoKey; none quotes the value. The KeyFunc is safe for
+// concurrent use.
 func KeyHeader(name string) KeyFunc {
 	canonical := http.CanonicalHeaderKey(name)
 	return func(r *http.Request, _ netip.Addr) (string, error) {
-		v := r.Header.Get(canonical)
+		vs := r.Header[canonical]
+		if len(vs) > 1 || len(vs) == 1 && strings.IndexByte(vs[0], ',') >= 0 {
+			return "", fmt.Errorf("%w: header %s must be sent once, with one value (not a list)", ErrNoKey, name)
+		}
+		var v string
+		if len(vs) == 1 {
+			v = vs[0]
+		}
 		if v == "" || len(v) > MaxKeyLen {
 			return "", fmt.Errorf("%w: header %s must be present, non-empty and at most %d bytes", ErrNoKey, name, MaxKeyLen)
 		}

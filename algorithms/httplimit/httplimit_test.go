@@ -282,6 +282,75 @@ func TestKeys(t *testing.T) {
 	}
 }
 
+// TestKeyHeaderAmbiguous: KeyHeader keys by one value sent once; a header
+// repeated on several field lines, or one value holding a list, names no
+// single client and is answered 400 (counted in BadKeys) without asking
+// the limiter.
+func TestKeyHeaderAmbiguous(t *testing.T) {
+	const (
+		once    = `{"type":"about:blank","title":"Bad Request","status":400,"detail":"httplimit: no rate-limit key: header X-API-Key must be sent once, with one value (not a list)"}` + "\n"
+		missing = `{"type":"about:blank","title":"Bad Request","status":400,"detail":"httplimit: no rate-limit key: header X-API-Key must be present, non-empty and at most 256 bytes"}` + "\n"
+	)
+	for _, tc := range []struct {
+		name    string
+		lines   []string // X-API-Key field lines, in order
+		wantKey string   // "" when the limiter must not be asked
+		body    string   // the 400's body; "" for a served request
+	}{
+		{name: "one value", lines: []string{"k-123"}, wantKey: "k-123"},                                                                          // the ordinary case
+		{name: "inner spaces are part of the key", lines: []string{"k 123"}, wantKey: "k 123"},                                                   // no list separator in it
+		{name: "two lines, different values", lines: []string{"alice", "bob"}, body: once},                                                       // which one is the client?
+		{name: "two lines, same value", lines: []string{"alice", "alice"}, body: once},                                                           // still sent twice: refused, not guessed
+		{name: "empty line then a value", lines: []string{"", "alice"}, body: once},                                                              // an empty first line must not hide the second
+		{name: "comma-separated list", lines: []string{"alice, bob"}, body: once},                                                                // HTTP's form of repeated lines
+		{name: "comma without spaces", lines: []string{"alice,bob"}, body: once},                                                                 // the same list
+		{name: "trailing comma", lines: []string{"alice,"}, body: once},                                                                          // a list with an empty element
+		{name: "lone comma", lines: []string{","}, body: once},                                                                                   // a list of empty elements
+		{name: "a list on one of two lines", lines: []string{"alice", "bob, carol"}, body: once},                                                 // both faults at once
+		{name: "absent", body: missing},                                                                                                          // the existing rule: no key
+		{name: "one empty line", lines: []string{""}, body: missing},                                                                             // present but empty
+		{name: "too long", lines: []string{strings.Repeat("k", httplimit.MaxKeyLen+1)}, body: missing},                                           // beyond MaxKeyLen
+		{name: "longest accepted", lines: []string{strings.Repeat("k", httplimit.MaxKeyLen)}, wantKey: strings.Repeat("k", httplimit.MaxKeyLen)}, // at MaxKeyLen
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lim := &fakeLimiter{d: algorithms.Decision{Allowed: true, Remaining: 1}}
+			var errs []error
+			m := mustNew(t, httplimit.Config{
+				Policy:  algorithms.Policy{Limit: 2, Window: time.Second},
+				Limiter: lim,
+				Key:     httplimit.KeyHeader("X-API-Key"),
+				Now:     func() time.Duration { return t0 },
+				OnError: func(_ *http.Request, err error) { errs = append(errs, err) },
+			})
+			r := httptest.NewRequest("GET", "/", nil)
+			for _, v := range tc.lines {
+				r.Header.Add("X-API-Key", v)
+			}
+			w := httptest.NewRecorder()
+			m.Wrap(&hello{}).ServeHTTP(w, r)
+			var wantKeys []string
+			if tc.body == "" {
+				checkResponse(t, w, 200, "hello\n", nil)
+				wantKeys = []string{tc.wantKey}
+				if got := m.Stats(); got != (httplimit.Stats{Admitted: 1}) {
+					t.Errorf("Stats() = %+v, want one admitted", got)
+				}
+			} else {
+				checkResponse(t, w, 400, tc.body, map[string]string{"Content-Type": "application/problem+json", "RateLimit": ""})
+				if got := m.Stats(); got != (httplimit.Stats{BadKeys: 1}) {
+					t.Errorf("Stats() = %+v, want one bad key", got)
+				}
+				if len(errs) != 1 || !errors.Is(errs[0], httplimit.ErrNoKey) {
+					t.Errorf("OnError got %v, want one ErrNoKey", errs)
+				}
+			}
+			if fmt.Sprint(lim.keys) != fmt.Sprint(wantKeys) {
+				t.Errorf("limiter keys %q, want %q", lim.keys, wantKeys)
+			}
+		})
+	}
+}
+
 // TestSpoofedHeaderSharesQuota: an untrusted client that changes its
 // X-Forwarded-For on every request still spends one quota.
 func TestSpoofedHeaderSharesQuota(t *testing.T) {
