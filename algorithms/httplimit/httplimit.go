@@ -114,6 +114,24 @@ type Config struct {
 	// ctx.Err() when ctx (the request's context) is done; nil means a timer.
 	// Tests pass a fake that records d.
 	Sleep func(ctx context.Context, d time.Duration) error
+
+	// WriteTimeout, when > 0, bounds the writing of each response from the
+	// moment the middleware answers (0 or less: no bound, as in
+	// http.Server). Just before it writes a response of its own (400, 429,
+	// 500, 503), and just before it calls the next handler, after any
+	// shaper delay, it sets the connection's write deadline
+	// (http.ResponseController; real time, whatever Now says) to
+	// WriteTimeout from then. http.Server.WriteTimeout cannot do this
+	// alone: it runs from the end of the request's headers, so a request a
+	// shaper queued for longer would find its deadline past before writing
+	// a byte. Set both to the same value: the server's also covers what
+	// the middleware does not answer, and replaces at every request a
+	// deadline the middleware left on a kept-alive connection. A
+	// ResponseWriter without deadlines (httptest.ResponseRecorder) is left
+	// as it is. Read deadlines are not touched: net/http clears its own
+	// while a handler runs once the body is read, and a handler that reads
+	// a body after a long delay must allow for the server's ReadTimeout.
+	WriteTimeout time.Duration
 }
 
 // Route is the policy of one Config.Routes pattern: the same fields as
@@ -150,6 +168,7 @@ type Middleware struct {
 	onError  func(*http.Request, error)
 	now      func() time.Duration
 	sleep    func(context.Context, time.Duration) error
+	writeTO  time.Duration // Config.WriteTimeout
 
 	admitted, rejected, errs, badKeys atomic.Int64
 }
@@ -178,6 +197,7 @@ func New(cfg Config) (*Middleware, error) {
 		onError:  cfg.OnError,
 		now:      cfg.Now,
 		sleep:    cfg.Sleep,
+		writeTO:  cfg.WriteTimeout,
 	}
 	switch http.CanonicalHeaderKey(m.header) {
 	case "", HeaderXForwardedFor:
@@ -332,6 +352,9 @@ func (m *Middleware) Stats() Stats {
 //     problem body (see Problem);
 //   - limiter error: with FailOpen calls next without rate-limit headers,
 //     otherwise answers 503 with a problem body; counted either way.
+//
+// With WriteTimeout, the write deadline is set before each of these
+// answers (after the delay for an admitted request).
 func (m *Middleware) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		m.serve(w, r, next)
@@ -344,6 +367,7 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 	if err != nil {
 		m.badKeys.Add(1)
 		m.report(r, err)
+		m.armWrite(w)
 		writeProblem(w, Problem{Type: "about:blank", Title: http.StatusText(http.StatusBadRequest),
 			Status: http.StatusBadRequest, Detail: err.Error()})
 		return
@@ -355,6 +379,7 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 	if cost < 1 {
 		m.errs.Add(1)
 		m.report(r, fmt.Errorf("httplimit: %w: Cost returned %d", algorithms.ErrInvalidCost, cost))
+		m.armWrite(w)
 		writeProblem(w, Problem{Type: "about:blank", Title: http.StatusText(http.StatusInternalServerError),
 			Status: http.StatusInternalServerError, Detail: "the server could not price this request"})
 		return
@@ -363,6 +388,7 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 	if err != nil {
 		m.errs.Add(1)
 		m.report(r, fmt.Errorf("httplimit: policy %q: %w", pol.name, err))
+		m.armWrite(w)
 		if m.failOpen {
 			next.ServeHTTP(w, r)
 			return
@@ -373,19 +399,35 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 	}
 	if !d.Allowed {
 		m.rejected.Add(1)
+		m.armWrite(w)
 		m.reject(w, pol, d, cost)
 		return
 	}
 	m.admitted.Add(1)
 	m.setHeaders(w.Header(), pol, d.Remaining, ceilSeconds(d.ResetAfter))
 	if d.Delay > 0 {
-		if err := m.sleep(r.Context(), d.Delay); err != nil {
+		// The deadline is set after the wait: queueing is the limiter's
+		// doing, not the client's, and must not eat its time to read.
+		err := m.sleep(r.Context(), d.Delay)
+		m.armWrite(w)
+		if err != nil {
 			writeProblem(w, Problem{Type: "about:blank", Title: http.StatusText(http.StatusServiceUnavailable),
 				Status: http.StatusServiceUnavailable, Detail: "the request was cancelled while queued"})
 			return
 		}
+	} else {
+		m.armWrite(w)
 	}
 	next.ServeHTTP(w, r)
+}
+
+// armWrite sets w's write deadline to WriteTimeout from now, when there is
+// one. A ResponseWriter that has no deadlines is left alone: there is
+// nothing to bound.
+func (m *Middleware) armWrite(w http.ResponseWriter) {
+	if m.writeTO > 0 {
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(m.writeTO))
+	}
 }
 
 // policyFor returns the policy of the route r matches, or the default one.

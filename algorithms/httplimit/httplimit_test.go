@@ -549,6 +549,108 @@ func TestShaperDelay(t *testing.T) {
 	}
 }
 
+// deadlineWriter is a ResponseWriter with a write deadline, as net/http's
+// is: it records when SetWriteDeadline is called among the other events
+// of a request.
+type deadlineWriter struct {
+	*httptest.ResponseRecorder
+	events    *[]string
+	deadlines []time.Time
+}
+
+func (d *deadlineWriter) SetWriteDeadline(t time.Time) error {
+	*d.events = append(*d.events, "deadline")
+	d.deadlines = append(d.deadlines, t)
+	return nil
+}
+
+// TestWriteDeadline: with WriteTimeout, the write deadline is set to
+// WriteTimeout from the moment the middleware answers, whatever the
+// answer, and after a shaper's delay, never before it.
+func TestWriteDeadline(t *testing.T) {
+	const timeout = 7 * time.Second
+	backendErr := fmt.Errorf("redis: %w: connection refused", algorithms.ErrBackend)
+	for _, tc := range []struct {
+		name     string
+		decision algorithms.Decision
+		err      error            // from the limiter
+		sleepErr error            // from Sleep
+		cfg      httplimit.Config // Policy, Limiter, Now, Sleep and WriteTimeout filled in
+		timeout  time.Duration    // WriteTimeout
+		header   string           // X-API-Key, with cfg.Key
+		status   int
+		events   string
+	}{
+		{name: "admitted at once: deadline, then served", decision: algorithms.Decision{Allowed: true}, timeout: timeout,
+			status: 200, events: "[deadline serve]"},
+		{name: "delayed by a shaper: the deadline comes after the wait", decision: algorithms.Decision{Allowed: true, Delay: time.Hour}, timeout: timeout,
+			status: 200, events: "[sleep 1h0m0s deadline serve]"},
+		{name: "cancelled while queued: the 503 has a deadline too", decision: algorithms.Decision{Allowed: true, Delay: time.Hour}, sleepErr: context.Canceled,
+			timeout: timeout, status: 503, events: "[sleep 1h0m0s deadline]"},
+		{name: "rejected: the 429 has a deadline", decision: algorithms.Decision{RetryAfter: time.Second}, timeout: timeout,
+			status: 429, events: "[deadline]"},
+		{name: "bad key: the 400 has a deadline", cfg: httplimit.Config{Key: httplimit.KeyHeader("X-API-Key")}, header: "a, b", timeout: timeout,
+			status: 400, events: "[deadline]"},
+		{name: "bad cost: the 500 has a deadline", cfg: httplimit.Config{Cost: func(*http.Request) int64 { return 0 }}, timeout: timeout,
+			status: 500, events: "[deadline]"},
+		{name: "limiter error, fail closed: the 503 has a deadline", err: backendErr, timeout: timeout,
+			status: 503, events: "[deadline]"},
+		{name: "limiter error, fail open: deadline, then served", err: backendErr, cfg: httplimit.Config{FailOpen: true}, timeout: timeout,
+			status: 200, events: "[deadline serve]"},
+		{name: "no WriteTimeout: deadlines left alone", decision: algorithms.Decision{Allowed: true, Delay: time.Hour},
+			status: 200, events: "[sleep 1h0m0s serve]"},
+		{name: "negative WriteTimeout is none, as in http.Server", decision: algorithms.Decision{Allowed: true}, timeout: -time.Second,
+			status: 200, events: "[serve]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var events []string
+			var awake time.Time // when the fake sleep returned
+			cfg := tc.cfg
+			cfg.Policy = algorithms.Policy{Limit: 10, Window: time.Second}
+			cfg.Limiter = &fakeLimiter{d: tc.decision, err: tc.err}
+			cfg.Now = func() time.Duration { return t0 }
+			cfg.WriteTimeout = tc.timeout
+			cfg.Sleep = func(_ context.Context, d time.Duration) error {
+				events = append(events, fmt.Sprint("sleep ", d))
+				awake = time.Now()
+				return tc.sleepErr
+			}
+			next := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				events = append(events, "serve")
+			})
+			r := httptest.NewRequest("GET", "/", nil)
+			if tc.header != "" {
+				r.Header.Set("X-API-Key", tc.header)
+			}
+			w := &deadlineWriter{ResponseRecorder: httptest.NewRecorder(), events: &events}
+			before := time.Now()
+			mustNew(t, cfg).Wrap(next).ServeHTTP(w, r)
+			after := time.Now()
+			if w.Code != tc.status || fmt.Sprint(events) != tc.events {
+				t.Fatalf("status %d, events %v; want %d, %s", w.Code, events, tc.status, tc.events)
+			}
+			if !awake.IsZero() {
+				before = awake
+			}
+			for _, d := range w.deadlines {
+				if d.Before(before.Add(tc.timeout)) || d.After(after.Add(tc.timeout)) {
+					t.Errorf("deadline %v, want WriteTimeout %v after the answer began, within [%v, %v]",
+						d, tc.timeout, before.Add(tc.timeout), after.Add(tc.timeout))
+				}
+			}
+		})
+	}
+}
+
+// TestWriteDeadlineRecorder: a ResponseWriter without deadlines is served
+// as it is.
+func TestWriteDeadlineRecorder(t *testing.T) {
+	m := mustNew(t, httplimit.Config{Policy: algorithms.Policy{Limit: 1, Window: time.Second},
+		Limiter: &fakeLimiter{d: algorithms.Decision{Allowed: true}}, WriteTimeout: time.Second})
+	w := do(m.Wrap(&hello{}), "GET", "/", "", nil)
+	checkResponse(t, w, 200, "hello\n", nil)
+}
+
 func TestNameEscaping(t *testing.T) {
 	m := mustNew(t, httplimit.Config{
 		Policy: algorithms.Policy{Limit: 1, Window: 500 * time.Millisecond},
