@@ -146,9 +146,14 @@ type Route struct {
 // Stats counts the requests a Middleware has seen since New.
 type Stats struct {
 	Admitted int64 // admitted by the limiter (and then served, or cancelled while a shaper delayed them)
-	Rejected int64 // answered 429
+	Rejected int64 // answered 429, TableFull included
 	Errors   int64 // limiter errors (failed open, or closed: 503) and costs below 1 (500)
 	BadKeys  int64 // answered 400 because Key returned an error
+	// TableFull counts the part of Rejected that the limiter refused
+	// because its key table was full (Decision.TableFull), not for the
+	// key's own quota: a sign that the table is too small for the keys
+	// in use, or that a client is making keys up.
+	TableFull int64
 }
 
 // Middleware rate-limits the requests of the handlers it wraps. Build it
@@ -170,7 +175,7 @@ type Middleware struct {
 	sleep    func(context.Context, time.Duration) error
 	writeTO  time.Duration // Config.WriteTimeout
 
-	admitted, rejected, errs, badKeys atomic.Int64
+	admitted, rejected, errs, badKeys, tableFull atomic.Int64
 }
 
 // policy is one advertised policy and the limiter that enforces it, with
@@ -330,14 +335,17 @@ func sfString(s string) (string, error) {
 	return string(append(b, '"')), nil
 }
 
-// Stats returns the counts since New. Safe for concurrent use; the four
-// counts are read one after another, not as one snapshot.
+// Stats returns the counts since New. Safe for concurrent use; the counts
+// are read one after another, not as one snapshot, but TableFull is never
+// seen above Rejected (it is counted after Rejected and read before it).
 func (m *Middleware) Stats() Stats {
+	tableFull := m.tableFull.Load()
 	return Stats{
-		Admitted: m.admitted.Load(),
-		Rejected: m.rejected.Load(),
-		Errors:   m.errs.Load(),
-		BadKeys:  m.badKeys.Load(),
+		Admitted:  m.admitted.Load(),
+		Rejected:  m.rejected.Load(),
+		Errors:    m.errs.Load(),
+		BadKeys:   m.badKeys.Load(),
+		TableFull: tableFull,
 	}
 }
 
@@ -350,6 +358,10 @@ func (m *Middleware) Stats() Stats {
 //     served), and calls next;
 //   - rejected: answers 429 with the rate-limit headers, Retry-After and a
 //     problem body (see Problem);
+//   - refused because the limiter's key table is full (Decision.TableFull):
+//     answers 429 with Retry-After (until a slot frees) and a problem body
+//     saying so, counted in Rejected and TableFull; a decision, not an
+//     error, so FailOpen does not admit it;
 //   - limiter error: with FailOpen calls next without rate-limit headers,
 //     otherwise answers 503 with a problem body; counted either way.
 //
@@ -399,6 +411,9 @@ func (m *Middleware) serve(w http.ResponseWriter, r *http.Request, next http.Han
 	}
 	if !d.Allowed {
 		m.rejected.Add(1)
+		if d.TableFull {
+			m.tableFull.Add(1) // after Rejected: see Stats
+		}
 		m.armWrite(w)
 		m.reject(w, pol, d, cost)
 		return
@@ -456,7 +471,10 @@ func (m *Middleware) report(r *http.Request, err error) {
 // RateLimit t parameter names the same instant, as the draft asks. A
 // request that can never pass (RetryAfter == algorithms.Never: its cost is
 // above what the policy admits at once) gets no Retry-After, t from
-// ResetAfter, and a detail saying so.
+// ResetAfter, and a detail saying so. A key refused by a full key table
+// (TableFull) gets the same Retry-After, RateLimit r=0, and an
+// "about:blank" problem naming the table, not the policy: the key's own
+// quota was never looked at.
 func (m *Middleware) reject(w http.ResponseWriter, pol *policy, d algorithms.Decision, cost int64) {
 	h := w.Header()
 	p := Problem{
@@ -465,18 +483,31 @@ func (m *Middleware) reject(w http.ResponseWriter, pol *policy, d algorithms.Dec
 		Status:           http.StatusTooManyRequests,
 		ViolatedPolicies: []string{pol.name},
 	}
-	if d.RetryAfter == algorithms.Never {
-		m.setHeaders(h, pol, d.Remaining, ceilSeconds(d.ResetAfter))
-		p.Detail = fmt.Sprintf("request cost %d is more than the %s admits at once: it can never be admitted, do not retry", cost, pol.detail)
-	} else {
-		secs := max(ceilSeconds(d.RetryAfter), 1)
-		m.setHeaders(h, pol, d.Remaining, secs)
-		h["Retry-After"] = []string{strconv.FormatInt(secs, 10)}
-		p.RetryAfter = secs
-		p.Detail = fmt.Sprintf("%s exceeded; retry after %d s", pol.detail, secs)
+	remaining, what := d.Remaining, pol.detail+" exceeded"
+	if d.TableFull {
+		p = Problem{Type: "about:blank", Title: http.StatusText(http.StatusTooManyRequests), Status: http.StatusTooManyRequests}
+		remaining, what = 0, tableFullDetail
 	}
+	if d.RetryAfter == algorithms.Never {
+		m.setHeaders(h, pol, remaining, ceilSeconds(d.ResetAfter))
+		p.Detail = what
+		if !d.TableFull {
+			p.Detail = fmt.Sprintf("request cost %d is more than the %s admits at once: it can never be admitted, do not retry", cost, pol.detail)
+		}
+		writeProblem(w, p)
+		return
+	}
+	secs := max(ceilSeconds(d.RetryAfter), 1)
+	m.setHeaders(h, pol, remaining, secs)
+	h["Retry-After"] = []string{strconv.FormatInt(secs, 10)}
+	p.RetryAfter = secs
+	p.Detail = fmt.Sprintf("%s; retry after %d s", what, secs)
 	writeProblem(w, p)
 }
+
+// tableFullDetail is the problem detail of a key refused by a full key
+// table, before its "; retry after N s".
+const tableFullDetail = "the server's rate-limit key table is full: no new key is taken in until a slot frees"
 
 // setHeaders sets RateLimit-Policy and RateLimit (and the legacy fields).
 // Keys are set in canonical form without Header.Set's canonicalization.

@@ -589,6 +589,8 @@ func TestWriteDeadline(t *testing.T) {
 			timeout: timeout, status: 503, events: "[sleep 1h0m0s deadline]"},
 		{name: "rejected: the 429 has a deadline", decision: algorithms.Decision{RetryAfter: time.Second}, timeout: timeout,
 			status: 429, events: "[deadline]"},
+		{name: "key table full: the 429 has a deadline", decision: algorithms.Decision{RetryAfter: time.Second, TableFull: true}, timeout: timeout,
+			status: 429, events: "[deadline]"},
 		{name: "bad key: the 400 has a deadline", cfg: httplimit.Config{Key: httplimit.KeyHeader("X-API-Key")}, header: "a, b", timeout: timeout,
 			status: 400, events: "[deadline]"},
 		{name: "bad cost: the 500 has a deadline", cfg: httplimit.Config{Cost: func(*http.Request) int64 { return 0 }}, timeout: timeout,
@@ -649,6 +651,62 @@ func TestWriteDeadlineRecorder(t *testing.T) {
 		Limiter: &fakeLimiter{d: algorithms.Decision{Allowed: true}}, WriteTimeout: time.Second})
 	w := do(m.Wrap(&hello{}), "GET", "/", "", nil)
 	checkResponse(t, w, 200, "hello\n", nil)
+}
+
+// TestTableFull: a key refused by a full key table is a 429 with
+// Retry-After, RateLimit r=0 and a problem naming the table; it is counted
+// in Rejected and TableFull, reported to no OnError, and FailOpen does not
+// admit it (a decision, not an error).
+func TestTableFull(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		retryAfter time.Duration
+		failOpen   bool
+		status     int
+		headers    map[string]string
+		body       string
+	}{
+		{name: "retry after rounds up to whole seconds", retryAfter: 599*time.Second + 1, status: 429,
+			headers: map[string]string{"Retry-After": "600", "RateLimit": `"default";r=0;t=600`, "RateLimit-Policy": `"default";q=5;w=600`,
+				"Content-Type": "application/problem+json"},
+			body: `{"type":"about:blank","title":"Too Many Requests","status":429,` +
+				`"detail":"the server's rate-limit key table is full: no new key is taken in until a slot frees; retry after 600 s","retry_after":600}` + "\n"},
+		{name: "FailOpen does not admit it", retryAfter: 1500 * time.Millisecond, failOpen: true, status: 429,
+			headers: map[string]string{"Retry-After": "2", "RateLimit": `"default";r=0;t=2`},
+			body: `{"type":"about:blank","title":"Too Many Requests","status":429,` +
+				`"detail":"the server's rate-limit key table is full: no new key is taken in until a slot frees; retry after 2 s","retry_after":2}` + "\n"},
+		{name: "a zero wait is still 1 s: never retry now", retryAfter: 0, status: 429,
+			headers: map[string]string{"Retry-After": "1", "RateLimit": `"default";r=0;t=1`},
+			body: `{"type":"about:blank","title":"Too Many Requests","status":429,` +
+				`"detail":"the server's rate-limit key table is full: no new key is taken in until a slot frees; retry after 1 s","retry_after":1}` + "\n"},
+		{name: "no slot will free: no Retry-After", retryAfter: algorithms.Never, status: 429,
+			headers: map[string]string{"Retry-After": "", "RateLimit": `"default";r=0;t=60`},
+			body: `{"type":"about:blank","title":"Too Many Requests","status":429,` +
+				`"detail":"the server's rate-limit key table is full: no new key is taken in until a slot frees"}` + "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// Remaining as a fresh key would have it: the middleware must
+			// not advertise it, since nothing is admitted until a slot frees.
+			lim := &fakeLimiter{d: algorithms.Decision{TableFull: true, RetryAfter: tc.retryAfter, Remaining: 5, ResetAfter: time.Minute}}
+			var errs []error
+			next := &hello{}
+			m := mustNew(t, httplimit.Config{
+				Policy:   algorithms.Policy{Limit: 5, Window: 10 * time.Minute},
+				Limiter:  lim,
+				FailOpen: tc.failOpen,
+				Now:      func() time.Duration { return t0 },
+				OnError:  func(_ *http.Request, err error) { errs = append(errs, err) },
+			})
+			w := do(m.Wrap(next), "GET", "/", "192.0.2.1:1", nil)
+			checkResponse(t, w, tc.status, tc.body, tc.headers)
+			if next.calls != 0 || len(errs) != 0 {
+				t.Errorf("handler called %d times, OnError got %v; want neither", next.calls, errs)
+			}
+			if got, want := m.Stats(), (httplimit.Stats{Rejected: 1, TableFull: 1}); got != want {
+				t.Errorf("Stats() = %+v, want %+v", got, want)
+			}
+		})
+	}
 }
 
 func TestNameEscaping(t *testing.T) {

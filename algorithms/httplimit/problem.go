@@ -9,8 +9,9 @@ import (
 // ProblemQuotaExceeded is the problem type of a 429: the "quota-exceeded"
 // type that draft-ietf-httpapi-ratelimit-headers-09 (section 5.1) defines
 // for exactly this case, with its "violated-policies" member. Other
-// problems (400, 500, 503) carry no more than their status, so they use
-// "about:blank" as RFC 9457 section 4.2.1 advises.
+// problems (400, 500, 503, and the 429 of a key refused by a full key
+// table, which exceeded no quota) carry no more than their status, so they
+// use "about:blank" as RFC 9457 section 4.2.1 advises.
 const ProblemQuotaExceeded = "https://iana.org/assignments/http-problem-types#quota-exceeded"
 
 // Problem is the RFC 9457 problem details body of the responses the
@@ -18,7 +19,8 @@ const ProblemQuotaExceeded = "https://iana.org/assignments/http-problem-types#qu
 // application/problem+json. Members are the standard type, title, status
 // and detail, plus two extensions on a 429: retry_after (whole seconds, the
 // Retry-After value; absent when the request can never pass) and the
-// draft's violated-policies (the policy names).
+// draft's violated-policies (the policy names; absent when the key table
+// was full).
 type Problem struct {
 	Type             string   `json:"type"`
 	Title            string   `json:"title"`
