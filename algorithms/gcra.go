@@ -46,8 +46,9 @@ func (g *GCRA) Allow(now time.Duration, _ string, cost int64) (Decision, error) 
 // InitialWord implements WordRule.
 func (g *GCRA) InitialWord() int64 { return noTAT }
 
-// Full implements WordRule: the TAT is no later than now.
-func (g *GCRA) Full(tat int64, now time.Duration) bool { return tat <= int64(now) }
+// FullAt implements WordRule: the TAT. From then on max(TAT, now) is now,
+// as for a fresh state; the TAT only moves later.
+func (g *GCRA) FullAt(tat int64) time.Duration { return time.Duration(tat) }
 
 // DecideWord implements WordRule on the TAT word.
 func (g *GCRA) DecideWord(state *atomic.Int64, now time.Duration, cost int64) (Decision, error) {

@@ -48,12 +48,17 @@ type Limiter interface {
 
 // WordRule is implemented by limiters whose whole state is one int64 word
 // updated with compare-and-swap, so that keyed can keep one word per key
-// instead of one limiter per key. DecideWord is Allow on an outside state;
-// Full reports whether a state is, at now, the same as a fresh one (so that
-// forgetting it loses nothing). Safe for concurrent use.
+// instead of one limiter per key. DecideWord is Allow on an outside state.
+// FullAt returns the instant (a duration since the clock's zero, in ns)
+// from which the state decides exactly as a fresh one (InitialWord) on
+// every request at that instant or later, so that forgetting it then loses
+// nothing; for a fresh state, an instant before any decided (near
+// math.MinInt64). FullAt must never decrease as DecideWord moves the
+// state: keyed relies on a full-at it read earlier being a lower bound of
+// the current one. Safe for concurrent use.
 type WordRule interface {
 	Limiter
 	InitialWord() int64
 	DecideWord(state *atomic.Int64, now time.Duration, cost int64) (Decision, error)
-	Full(state int64, now time.Duration) bool
+	FullAt(state int64) time.Duration
 }

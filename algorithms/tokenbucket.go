@@ -44,9 +44,12 @@ func (b *TokenBucket) Allow(now time.Duration, _ string, cost int64) (Decision, 
 // InitialWord implements WordRule.
 func (b *TokenBucket) InitialWord() int64 { return math.MinInt64 }
 
-// Full implements WordRule: at least B tokens have accrued since emptyAt.
-func (b *TokenBucket) Full(emptyAt int64, now time.Duration) bool {
-	return emptyAt <= int64(now)-b.capacity
+// FullAt implements WordRule: emptyAt + B*T, when B tokens have accrued.
+// From then on max(emptyAt, now-B*T) is now-B*T, as for a fresh state;
+// emptyAt only moves later. No overflow: emptyAt is never later than the
+// latest instant decided, and a fresh state's is math.MinInt64.
+func (b *TokenBucket) FullAt(emptyAt int64) time.Duration {
+	return time.Duration(emptyAt + b.capacity)
 }
 
 // DecideWord implements WordRule on the empty-at word.

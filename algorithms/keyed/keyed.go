@@ -1,25 +1,51 @@
 // Package keyed gives every key its own rate-limiter state, as every peer
-// library does: a sharded table of keys whose size is bounded, that evicts
-// the idlest key when full and can sweep keys whose state is full again.
+// library does: a sharded table of keys whose size is bounded. A key is
+// forgotten only once its state is as good as new again, so that coming
+// back fresh gives it nothing it would not have had: when a new key arrives
+// at a shard full of keys that cannot be forgotten yet, the new key is
+// refused (algorithms.Decision.TableFull) until one can, unless
+// Options.OnFull asks for lossy eviction. Sweep drops the keys that can be
+// forgotten ahead of time.
 //
 // A keyed Limiter is itself an algorithms.Limiter, and it has two layouts:
 //
 //   - compact, when the limiter made for the policy implements
 //     algorithms.WordRule (GCRA, token bucket): a key is one int64 word
 //     beside its key string, decided with one compare-and-swap under its
-//     shard's read lock; about 36 bytes per key beyond the key's own bytes
-//     at a million keys (BenchmarkMemoryPerKey);
+//     shard's read lock; the algorithm says from when a word is as good as
+//     new (WordRule.FullAt). About 50 bytes per key beyond the key's own
+//     bytes at a million keys (BenchmarkMemoryPerKey);
 //   - generic, for any other limiter: one instance per key, made by the
-//     constructor passed to New, plus the instant the key was last used.
+//     constructor passed to New, plus the instant the key is as good as
+//     new: the latest now+ResetAfter over its decisions. This trusts the
+//     limiter's Decision.ResetAfter to mean that its state decides exactly
+//     as a fresh one from then on, which every limiter of ratebench does
+//     (for x-rate, up to the float64 rounding its adapter documents); a
+//     limiter that does not needs Options.IdleAfter.
+//
+// Each shard keeps its keys in a min-heap by the instant each is as good
+// as new, as recorded when it was last looked at. A key's real instant only
+// moves later as it is used, so a recorded one is a lower bound: finding a
+// key to forget looks at the top, records its real instant and moves it
+// down when it has moved, and stops at a top that is up to date. That top
+// is either forgettable or, if not, the first instant a slot of the shard
+// frees. Each move down is paid for by decisions that moved that key's
+// state, so a new key costs O(log n) amortised, never a scan of the shard;
+// decisions on held keys never touch the heap.
 //
 // Time is passed in, never read: now is a time.Duration since the clock's
-// zero, as everywhere in ratebench.
+// zero, as everywhere in ratebench. A key is forgotten only at an instant
+// at or after the one from which it is as good as new; a request that
+// comes for it later with an earlier instant (a clock that went back past
+// the forget, e.g. between goroutines that read it at different times)
+// finds a fresh state.
 package keyed
 
 import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"math"
 	"math/bits"
 	"strings"
 	"sync/atomic"
@@ -31,47 +57,92 @@ import (
 const (
 	defaultMaxKeys = 1 << 20
 	defaultShards  = 64
+	// minShardKeys is the share of MaxKeys below which the default number
+	// of shards is reduced: a key competes only with its own shard's keys,
+	// so small shards would refuse keys while others still have room.
+	minShardKeys = 256
 	// maxShardKeys bounds the keys of one shard so that a slot index plus
 	// one fits the low bits of a uint32 index entry.
 	maxShardKeys = 1 << 31
 	// maxChunkBits: slots are allocated in chunks of at most 1024, so that
 	// growth never copies them and waste is at most one chunk per shard.
 	maxChunkBits = 10
-	// samples is how many slots eviction looks at to pick a victim.
-	samples = 8
 )
 
 // ErrInvalidOptions is wrapped by the error New returns for bad Options.
 var ErrInvalidOptions = errors.New("keyed: invalid options")
 
+// OnFull is what a keyed Limiter does with a new key whose shard is full of
+// keys that cannot be forgotten yet (none is as good as new).
+type OnFull int
+
+const (
+	// Reject refuses the new key, the default: its request is rejected
+	// with Decision.TableFull and a RetryAfter up to the first instant a
+	// key of its shard can be forgotten, and the key is not stored. No key
+	// ever loses its state.
+	Reject OnFull = iota
+	// EvictLossy evicts the key of the shard that will be as good as new
+	// the soonest, and takes the new key in. The evicted key, if it comes
+	// back before that instant, starts fresh and gets quota it would not
+	// have had: each such eviction counts in Stats.LossyEvictions. For uses
+	// where the table's churn matters more than exact limits.
+	EvictLossy
+)
+
+// String returns "reject" or "evict-lossy".
+func (o OnFull) String() string {
+	switch o {
+	case Reject:
+		return "reject"
+	case EvictLossy:
+		return "evict-lossy"
+	}
+	return fmt.Sprintf("OnFull(%d)", int(o))
+}
+
 // Options bound and tune a keyed Limiter. The zero value gives the defaults.
 type Options struct {
-	// MaxKeys bounds the number of keys held at once; 0 means 1<<20. When a
-	// new key arrives and its shard is at its share of MaxKeys, a key of
-	// that shard is evicted first: the idlest of 8 sampled, preferring one
-	// whose state is full (evicting it loses nothing). Shards get equal
-	// shares (within one), which add up to MaxKeys exactly.
+	// MaxKeys bounds the number of keys held at once; 0 means 1<<20. It is
+	// split over the shards in equal shares (within one, adding up to
+	// MaxKeys exactly), and a key belongs to the shard its hash picks: a
+	// new key competes only with the keys of its own shard. When that shard
+	// is at its share, a key of it that is as good as new is forgotten to
+	// make room (losslessly); when none is, OnFull decides. So a refusal
+	// (Decision.TableFull) means that the key's shard is full, while other
+	// shards may still have room.
 	MaxKeys int
 	// Shards is the number of independently locked parts of the table, a
-	// power of two no larger than MaxKeys; 0 means 64, or the largest power
-	// of two not above MaxKeys when that is smaller.
+	// power of two no larger than MaxKeys; 0 means 64, or fewer so that
+	// each shard has a share of at least 256 keys (one shard below 512).
 	Shards int
-	// IdleAfter is, on the generic path, how long a key must go unused for
-	// its limiter to be as good as new, so that Sweep may drop it and
-	// eviction counts as lossless; 0 means 2W + B*W/L, which covers every
-	// algorithm of ratebench. The compact path asks the algorithm instead
-	// (algorithms.WordRule.Full) and ignores it.
+	// OnFull is what happens to a new key whose shard is full of keys that
+	// cannot be forgotten; the zero value is Reject.
+	OnFull OnFull
+	// IdleAfter is, on the generic path, the least time a key is kept after
+	// each of its decisions: a key can be forgotten from the latest
+	// now + max(ResetAfter, IdleAfter) over its decisions. 0, the default,
+	// trusts ResetAfter alone, which is exact for every limiter of
+	// ratebench; give it for a limiter whose state is not as good as new at
+	// now+ResetAfter. The compact path asks the algorithm
+	// (algorithms.WordRule.FullAt) and ignores it.
 	IdleAfter time.Duration
 }
 
-// Stats is a snapshot of a keyed Limiter's table.
+// Stats is a snapshot of a keyed Limiter's table and counters.
 type Stats struct {
-	Keys      int   // keys held now, <= MaxKeys
-	Evictions int64 // keys dropped to make room for a new one, since New
-	// LossyEvictions counts the evictions of keys whose state was not full:
-	// if such a key comes back it starts from a fresh, full state, so it
-	// gets more quota than it would have had.
+	Keys int // keys held now, <= MaxKeys
+	// Evictions counts the keys dropped to make room for a new one, lossy
+	// or not, since New (Sweep's drops are not counted).
+	Evictions int64
+	// LossyEvictions counts the evictions (with EvictLossy) of keys whose
+	// state was not as good as new: if such a key comes back it starts from
+	// a fresh, full state, so it gets more quota than it would have had.
+	// Always 0 with Reject.
 	LossyEvictions int64
+	// TableFull counts the requests refused (Decision.TableFull) because
+	// their new key's shard was full of keys that could not be forgotten.
+	TableFull int64
 }
 
 // Limiter is a rate limiter per key: each key decides against its own
@@ -93,9 +164,11 @@ type Limiter struct {
 	policy     algorithms.Policy
 	newLimiter func(algorithms.Policy) (algorithms.Limiter, error)
 	idleAfter  int64 // ns, generic path
+	onFull     OnFull
 
 	evictions atomic.Int64
 	lossy     atomic.Int64
+	tableFull atomic.Int64
 }
 
 // New returns a per-key limiter whose keys each get a limiter made by
@@ -108,36 +181,30 @@ func New(p algorithms.Policy, newLimiter func(algorithms.Policy) (algorithms.Lim
 	if newLimiter == nil {
 		return nil, fmt.Errorf("%w: newLimiter is nil", ErrInvalidOptions)
 	}
+	switch {
+	case opts.IdleAfter < 0:
+		return nil, fmt.Errorf("%w: IdleAfter %v is negative", ErrInvalidOptions, opts.IdleAfter)
+	case opts.OnFull != Reject && opts.OnFull != EvictLossy:
+		return nil, fmt.Errorf("%w: unknown %v", ErrInvalidOptions, opts.OnFull)
+	}
 	proto, err := newLimiter(p)
 	if err != nil {
 		return nil, fmt.Errorf("keyed: %w", err)
 	}
-	l := &Limiter{seed: maphash.MakeSeed(), policy: p, newLimiter: newLimiter}
+	l := &Limiter{
+		seed:       maphash.MakeSeed(),
+		policy:     p,
+		newLimiter: newLimiter,
+		idleAfter:  int64(opts.IdleAfter),
+		onFull:     opts.OnFull,
+	}
 	if rule, ok := proto.(algorithms.WordRule); ok {
 		l.rule = rule
-	} else if l.idleAfter, err = idleAfter(p, opts.IdleAfter); err != nil {
-		return nil, err
 	}
 	if err := l.layout(opts); err != nil {
 		return nil, err
 	}
 	return l, nil
-}
-
-// idleAfter returns the generic path's idle span in ns.
-func idleAfter(p algorithms.Policy, given time.Duration) (int64, error) {
-	switch {
-	case given < 0:
-		return 0, fmt.Errorf("%w: IdleAfter %v is negative", ErrInvalidOptions, given)
-	case given > 0:
-		return int64(given), nil
-	}
-	v, err := p.Validate()
-	if err != nil {
-		return 0, fmt.Errorf("%w: IdleAfter must be given for policy %v: %w", ErrInvalidOptions, p, err)
-	}
-	// Validate bounds W and B*T by MaxInt64/4 each: no overflow.
-	return int64(2*v.Window + time.Duration(v.Burst)*v.Interval()), nil
 }
 
 // layout validates the options and allocates the shards.
@@ -153,7 +220,7 @@ func (l *Limiter) layout(opts Options) error {
 		maxKeys = defaultMaxKeys
 	}
 	if shards == 0 {
-		shards = min(defaultShards, 1<<(bits.Len(uint(maxKeys))-1))
+		shards = min(defaultShards, 1<<(bits.Len(uint(max(maxKeys/minShardKeys, 1)))-1))
 	}
 	if shards > maxKeys {
 		return fmt.Errorf("%w: Shards %d is more than MaxKeys %d", ErrInvalidOptions, shards, maxKeys)
@@ -179,7 +246,6 @@ func (l *Limiter) layout(opts Options) error {
 			s.cap++
 		}
 		s.index = make([]uint32, minIndex)
-		s.rng = uint64(k+1) * 0x9e3779b97f4a7c15 // any non-zero seed
 	}
 	return nil
 }
@@ -187,9 +253,15 @@ func (l *Limiter) layout(opts Options) error {
 // Allow implements algorithms.Limiter: it decides a request of cost units
 // (>= 1) for key at the instant now against key's own state. A key not held
 // yet starts fresh (full); it is stored only if the request is admitted, so
-// that a rejection, which consumes nothing, never evicts another key. The
-// key is copied when stored: the caller may reuse its bytes. Errors:
-// algorithms.ErrInvalidCost, or what the per-key limiter returns, wrapped.
+// that a rejection, which consumes nothing, never evicts another key. When
+// its shard is full and none of its keys can be forgotten at now, a new
+// key is refused before its request is decided (with Reject, whatever the
+// cost): the decision is rejected with TableFull set, Remaining 0, and
+// RetryAfter and ResetAfter the time until a key of the shard can first be
+// forgotten (exact: a new key at that instant is taken in, if nothing else
+// happens), or algorithms.Never. The key is copied when stored: the caller
+// may reuse its bytes. Errors: algorithms.ErrInvalidCost, or what the
+// per-key limiter returns, wrapped.
 func (l *Limiter) Allow(now time.Duration, key string, cost int64) (algorithms.Decision, error) {
 	if cost < 1 {
 		return algorithms.Decision{}, fmt.Errorf("keyed: %w: %d", algorithms.ErrInvalidCost, cost)
@@ -229,46 +301,74 @@ func (l *Limiter) decide(s *shard, i uint32, now time.Duration, cost int64) (alg
 	}
 	// The stored key, not the caller's, so the caller's does not escape.
 	d, err := s.lims[i>>l.chunkBits][i&l.chunkMask].Allow(now, sl.key, cost)
-	touch(&sl.word, now)
+	raise(&sl.word, l.resetAt(now, d))
 	if err != nil {
 		return d, fmt.Errorf("keyed: %w", err)
 	}
 	return d, nil
 }
 
-// touch raises the last-used instant in w to now (never lowers it, so a
-// late goroutine with an older now cannot make a key look idle).
-func touch(w *atomic.Int64, now time.Duration) {
+// resetAt is, on the generic path, the instant from which a key's state is
+// as good as new after decision d at now, if nothing else happens:
+// now + max(ResetAfter, IdleAfter), saturating at math.MaxInt64 (never).
+func (l *Limiter) resetAt(now time.Duration, d algorithms.Decision) int64 {
+	t, span := int64(now), max(int64(d.ResetAfter), l.idleAfter)
+	if t > 0 && span > math.MaxInt64-t {
+		return math.MaxInt64
+	}
+	return t + span
+}
+
+// raise raises the instant in w to at, never lowers it: a key's state is as
+// good as new only once every decision's reset has passed, so a decision
+// at an earlier instant (a late goroutine, a clock that went back), whose
+// reset may come sooner, cannot make the key forgettable early.
+func raise(w *atomic.Int64, at int64) {
 	for {
 		old := w.Load()
-		if int64(now) <= old || w.CompareAndSwap(old, int64(now)) {
+		if at <= old || w.CompareAndSwap(old, at) {
 			return
 		}
 	}
 }
 
 // allowNew decides for a key that was not held at the read lock, under the
-// write lock: another goroutine may have inserted it meanwhile.
+// write lock: another goroutine may have inserted it meanwhile. It finds
+// the key a slot first (a free one, or one whose key can be forgotten, or
+// with EvictLossy the one closest to that), so that a refused key costs no
+// allocation; then decides on a fresh state and stores the key if
+// admitted.
 func (l *Limiter) allowNew(s *shard, h uint64, now time.Duration, key string, cost int64) (algorithms.Decision, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if i, ok := l.find(s, h, key); ok {
 		return l.decide(s, i, now, cost)
 	}
-	stored := strings.Clone(key)
+	evict := false
+	if len(s.free) == 0 && s.used == s.cap {
+		at := l.settle(s)
+		if at > int64(now) && l.onFull == Reject {
+			l.tableFull.Add(1)
+			return refusal(at, now), nil
+		}
+		evict = true // the top of the heap
+	}
 	if l.rule != nil {
-		var w atomic.Int64
-		w.Store(l.rule.InitialWord())
-		d, err := l.rule.DecideWord(&w, now, cost)
+		// The shard's scratch word, not a local one that would escape to
+		// the heap through the interface call: the write lock is held.
+		s.scratch.Store(l.rule.InitialWord())
+		d, err := l.rule.DecideWord(&s.scratch, now, cost)
 		if err != nil {
 			return d, fmt.Errorf("keyed: %w", err)
 		}
 		if d.Allowed {
-			i := l.insert(s, h, stored, now)
-			l.slot(s, i).word.Store(w.Load())
+			w := s.scratch.Load()
+			i := l.insert(s, h, strings.Clone(key), int64(l.rule.FullAt(w)), evict, now)
+			l.slot(s, i).word.Store(w)
 		}
 		return d, nil
 	}
+	stored := strings.Clone(key)
 	lim, err := l.newLimiter(l.policy)
 	if err != nil {
 		return algorithms.Decision{}, fmt.Errorf("keyed: limiter for a new key: %w", err)
@@ -278,30 +378,42 @@ func (l *Limiter) allowNew(s *shard, h uint64, now time.Duration, key string, co
 		return d, fmt.Errorf("keyed: %w", err)
 	}
 	if d.Allowed {
-		i := l.insert(s, h, stored, now)
-		l.slot(s, i).word.Store(int64(now))
+		at := l.resetAt(now, d)
+		i := l.insert(s, h, stored, at, evict, now)
+		l.slot(s, i).word.Store(at)
 		s.lims[i>>l.chunkBits][i&l.chunkMask] = lim
 	}
 	return d, nil
 }
 
-// Sweep drops every key whose state is, at now, the same as a fresh one, so
-// that dropping it loses nothing: on the compact path the algorithm's Full,
-// on the generic path a key unused for IdleAfter or longer. It returns how
-// many keys it dropped; their slots are reused by later keys (the table
-// does not shrink). It write-locks one shard at a time.
+// refusal is the decision for a new key refused at now because no slot of
+// its shard frees before at.
+func refusal(at int64, now time.Duration) algorithms.Decision {
+	wait := algorithms.Never
+	if t := int64(now); at != math.MaxInt64 && (t >= 0 || at <= math.MaxInt64+t) {
+		wait = time.Duration(at - t)
+	}
+	return algorithms.Decision{RetryAfter: wait, ResetAfter: wait, TableFull: true}
+}
+
+// Sweep drops every key that is, at now, as good as new (its state decides
+// as a fresh one from an instant at or before now), so that dropping it
+// loses nothing, and returns how many it dropped; their slots are reused by
+// later keys (the table does not shrink). It looks only at the keys whose
+// recorded instant is at or before now, through each shard's heap, not at
+// every key. It write-locks one shard at a time.
 func (l *Limiter) Sweep(now time.Duration) int {
 	n := 0
 	for k := range l.shards {
 		s := &l.shards[k]
 		s.mu.Lock()
-		n += l.sweep(s, now)
+		n += l.sweep(s, int64(now))
 		s.mu.Unlock()
 	}
 	return n
 }
 
-// Stats returns the number of keys held and the eviction counts.
+// Stats returns the number of keys held and the counters.
 func (l *Limiter) Stats() Stats {
 	keys := 0
 	for k := range l.shards {
@@ -310,5 +422,10 @@ func (l *Limiter) Stats() Stats {
 		keys += s.live
 		s.mu.RUnlock()
 	}
-	return Stats{Keys: keys, Evictions: l.evictions.Load(), LossyEvictions: l.lossy.Load()}
+	return Stats{
+		Keys:           keys,
+		Evictions:      l.evictions.Load(),
+		LossyEvictions: l.lossy.Load(),
+		TableFull:      l.tableFull.Load(),
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/algotest"
 	"github.com/ratebench/ratebench/algorithms/keyed"
+	"github.com/ratebench/ratebench/algorithms/peers"
 )
 
 // t0 is the instant the scripts start at.
@@ -35,13 +36,18 @@ func (o opaque) Allow(now time.Duration, key string, cost int64) (algorithms.Dec
 	return o.l.Allow(now, key, cost)
 }
 
-func newOpaqueGCRA(p algorithms.Policy) (algorithms.Limiter, error) {
-	g, err := algorithms.NewGCRA(p)
-	if err != nil {
-		return nil, err
+// hidden returns a constructor like nl whose limiters hide their WordRule.
+func hidden(nl func(algorithms.Policy) (algorithms.Limiter, error)) func(algorithms.Policy) (algorithms.Limiter, error) {
+	return func(p algorithms.Policy) (algorithms.Limiter, error) {
+		l, err := nl(p)
+		if err != nil {
+			return nil, err
+		}
+		return opaque{l}, nil
 	}
-	return opaque{g}, nil
 }
+
+var newOpaqueGCRA = hidden(newGCRA)
 
 // paths are the per-key layouts every behavioural test runs on.
 var paths = []struct {
@@ -53,27 +59,40 @@ var paths = []struct {
 	{"generic/gcra", newOpaqueGCRA},
 }
 
-func newFixedWindow(p algorithms.Policy) (algorithms.Limiter, error) {
-	return algorithms.NewFixedWindow(p)
+// limiter turns a constructor of a concrete type into one of a Limiter.
+func limiter[L algorithms.Limiter](f func(algorithms.Policy) (L, error)) func(algorithms.Policy) (algorithms.Limiter, error) {
+	return func(p algorithms.Policy) (algorithms.Limiter, error) {
+		l, err := f(p)
+		if err != nil {
+			return nil, err
+		}
+		return l, nil
+	}
 }
 
-func newSlidingLog(p algorithms.Policy) (algorithms.Limiter, error) {
-	return algorithms.NewSlidingLog(p)
-}
-
-// algos are the algorithms keyed is checked over with the conformance
-// suite and against one limiter per key: the paths above and the window
-// algorithms (generic path, capacity L whatever B).
+// algos are every in-memory limiter that rejects, on every layout it can
+// take: keyed is checked over them with the conformance suite, against one
+// limiter per key, and under a flood of new keys.
 var algos = []struct {
 	name         string
 	newLimiter   func(algorithms.Policy) (algorithms.Limiter, error)
-	ignoresBurst bool
+	ignoresBurst bool          // window algorithms: capacity L whatever B
+	shaper       bool          // delays admitted requests (leaky-queue)
+	slack        time.Duration // RetryAfter may be off by this much (float64)
+	skip         map[string]string
 }{
-	{"compact/gcra", newGCRA, false},
-	{"compact/token-bucket", newTokenBucket, false},
-	{"generic/gcra", newOpaqueGCRA, false},
-	{"generic/fixed-window", newFixedWindow, true},
-	{"generic/sliding-log", newSlidingLog, true},
+	{name: "compact/gcra", newLimiter: newGCRA},
+	{name: "compact/token-bucket", newLimiter: newTokenBucket},
+	{name: "generic/gcra", newLimiter: newOpaqueGCRA},
+	{name: "generic/token-bucket", newLimiter: hidden(newTokenBucket)},
+	{name: "generic/leaky-bucket", newLimiter: limiter(algorithms.NewLeakyBucket)},
+	{name: "generic/leaky-queue", newLimiter: limiter(algorithms.NewLeakyQueue), shaper: true},
+	{name: "generic/fixed-window", newLimiter: limiter(algorithms.NewFixedWindow), ignoresBurst: true},
+	{name: "generic/sliding-log", newLimiter: limiter(algorithms.NewSlidingLog), ignoresBurst: true},
+	{name: "generic/sliding-counter", newLimiter: limiter(algorithms.NewSlidingCounter), ignoresBurst: true},
+	{name: "generic/x-rate", newLimiter: peers.NewXRateLimiter, slack: 1, skip: map[string]string{
+		"ClockBackwards": "x/time/rate creates quota when time goes back (see peers)",
+	}},
 }
 
 func mustNew(tb testing.TB, p algorithms.Policy, nl func(algorithms.Policy) (algorithms.Limiter, error), o keyed.Options) *keyed.Limiter {
@@ -113,9 +132,15 @@ func TestConformance(t *testing.T) {
 			{MaxKeys: 1, Shards: 1}, // the smallest table: one key, one slot
 		} {
 			t.Run(fmt.Sprintf("%s/MaxKeys=%d", algo.name, opts.MaxKeys), func(t *testing.T) {
-				algotest.Run(t, algotest.Config{IgnoresBurst: algo.ignoresBurst, New: func(p algorithms.Policy) (algorithms.Limiter, error) {
-					return keyed.New(p, algo.newLimiter, opts)
-				}})
+				algotest.Run(t, algotest.Config{
+					IgnoresBurst: algo.ignoresBurst,
+					Shaper:       algo.shaper,
+					RetrySlack:   algo.slack,
+					Skip:         algo.skip,
+					New: func(p algorithms.Policy) (algorithms.Limiter, error) {
+						return keyed.New(p, algo.newLimiter, opts)
+					},
+				})
 			})
 		}
 	}
@@ -231,37 +256,54 @@ func TestKeyIsCopied(t *testing.T) {
 
 // TestRejectedNewKeyIsNotStored: a request that a fresh state rejects
 // (cost above the burst) consumes nothing, so it stores no key and evicts
-// none.
+// none; in a full table the new key is refused before it is decided.
 func TestRejectedNewKeyIsNotStored(t *testing.T) {
-	for _, path := range paths {
-		t.Run(path.name, func(t *testing.T) {
-			l := mustNew(t, four, path.newLimiter, keyed.Options{MaxKeys: 1, Shards: 1})
-			drain(t, l, t0, "held")
-			if d := allow(t, l, t0, "big", 5); d.Allowed || d.RetryAfter != algorithms.Never {
-				t.Fatalf("cost 5 over burst 4 = %+v, want rejected with RetryAfter Never", d)
-			}
-			if s := l.Stats(); s.Keys != 1 || s.Evictions != 0 {
-				t.Fatalf("Stats() = %+v, want the held key kept and no eviction", s)
-			}
-			if d := allow(t, l, t0, "held", 1); d.Allowed {
-				t.Fatalf(`"held" admitted again: it was evicted: %+v`, d)
-			}
-		})
+	for _, tc := range []struct {
+		name    string
+		maxKeys int
+		want    algorithms.Decision // for "big", cost 5 over burst 4
+	}{
+		{"room for it", 2, algorithms.Decision{Remaining: 4, RetryAfter: algorithms.Never}},                                             // the fresh state's answer
+		{"table full", 1, algorithms.Decision{TableFull: true, RetryAfter: 400 * time.Millisecond, ResetAfter: 400 * time.Millisecond}}, // "held" is full again at t0+4T
+	} {
+		for _, path := range paths {
+			t.Run(tc.name+"/"+path.name, func(t *testing.T) {
+				l := mustNew(t, four, path.newLimiter, keyed.Options{MaxKeys: tc.maxKeys, Shards: 1})
+				drain(t, l, t0, "held")
+				if d := allow(t, l, t0, "big", 5); d != tc.want {
+					t.Fatalf("cost 5 over burst 4 = %+v, want %+v", d, tc.want)
+				}
+				if s := l.Stats(); s.Keys != 1 || s.Evictions != 0 {
+					t.Fatalf("Stats() = %+v, want the held key kept and no eviction", s)
+				}
+				if d := allow(t, l, t0, "held", 1); d.Allowed {
+					t.Fatalf(`"held" admitted again: it was evicted: %+v`, d)
+				}
+			})
+		}
 	}
 }
 
 func TestEvictionCounts(t *testing.T) {
-	for _, path := range paths {
-		t.Run(path.name, func(t *testing.T) {
-			l := mustNew(t, four, path.newLimiter, keyed.Options{MaxKeys: 4, Shards: 1})
-			for i := range 10 {
-				allow(t, l, t0, fmt.Sprint("k", i), 1) // each state in use: lossy
-			}
-			want := keyed.Stats{Keys: 4, Evictions: 6, LossyEvictions: 6}
-			if got := l.Stats(); got != want {
-				t.Fatalf("after 10 keys in a table of 4: Stats() = %+v, want %+v", got, want)
-			}
-		})
+	for _, tc := range []struct {
+		name   string
+		onFull keyed.OnFull
+		want   keyed.Stats
+	}{
+		{"reject", keyed.Reject, keyed.Stats{Keys: 4, TableFull: 6}},                             // the default: refuse, lose nothing
+		{"evict lossy", keyed.EvictLossy, keyed.Stats{Keys: 4, Evictions: 6, LossyEvictions: 6}}, // each state in use: lossy
+	} {
+		for _, path := range paths {
+			t.Run(tc.name+"/"+path.name, func(t *testing.T) {
+				l := mustNew(t, four, path.newLimiter, keyed.Options{MaxKeys: 4, Shards: 1, OnFull: tc.onFull})
+				for i := range 10 {
+					allow(t, l, t0, fmt.Sprint("k", i), 1)
+				}
+				if got := l.Stats(); got != tc.want {
+					t.Fatalf("after 10 keys in a table of 4: Stats() = %+v, want %+v", got, tc.want)
+				}
+			})
+		}
 	}
 }
 
@@ -289,24 +331,36 @@ func TestEvictionPrefersFull(t *testing.T) {
 	}
 }
 
-// TestEvictionPrefersIdlest: when no key is full, the idlest goes: on the
-// compact path the smallest state word (closest to full), on the generic
-// path the least recently used. Either way the eviction is lossy.
-func TestEvictionPrefersIdlest(t *testing.T) {
-	for _, path := range paths {
-		t.Run(path.name, func(t *testing.T) {
-			l := mustNew(t, four, path.newLimiter, keyed.Options{MaxKeys: 2, Shards: 1})
-			allow(t, l, t0, "light", 1)               // one unit used: full again at t0+100ms
-			drain(t, l, t0+time.Millisecond, "heavy") // four used, and later
-			allow(t, l, t0+2*time.Millisecond, "new", 1)
-			want := keyed.Stats{Keys: 2, Evictions: 1, LossyEvictions: 1}
-			if got := l.Stats(); got != want {
-				t.Fatalf("Stats() = %+v, want %+v", got, want)
-			}
-			if d := allow(t, l, t0+2*time.Millisecond, "heavy", 1); d.Allowed {
-				t.Fatalf(`"heavy" admitted again: it was evicted instead of "light": %+v`, d)
-			}
-		})
+// TestOnFull: when no key is full again, Reject refuses the new key until
+// the soonest one is, and EvictLossy evicts that one: on either layout the
+// key whose state is full again the soonest ("light", one unit used), not
+// the least recently used.
+func TestOnFull(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		onFull    keyed.OnFull
+		want      algorithms.Decision // for "new" at t0+2ms
+		wantStats keyed.Stats
+	}{
+		{"reject", keyed.Reject, algorithms.Decision{TableFull: true, RetryAfter: 98 * time.Millisecond, ResetAfter: 98 * time.Millisecond}, keyed.Stats{Keys: 2, TableFull: 1}},
+		{"evict lossy", keyed.EvictLossy, algorithms.Decision{Allowed: true, Remaining: 3, ResetAfter: 100 * time.Millisecond}, keyed.Stats{Keys: 2, Evictions: 1, LossyEvictions: 1}},
+	} {
+		for _, path := range paths {
+			t.Run(tc.name+"/"+path.name, func(t *testing.T) {
+				l := mustNew(t, four, path.newLimiter, keyed.Options{MaxKeys: 2, Shards: 1, OnFull: tc.onFull})
+				allow(t, l, t0, "light", 1)               // full again at t0+100ms
+				drain(t, l, t0+time.Millisecond, "heavy") // full again at t0+401ms, used later
+				if d := allow(t, l, t0+2*time.Millisecond, "new", 1); d != tc.want {
+					t.Fatalf(`"new" = %+v, want %+v`, d, tc.want)
+				}
+				if got := l.Stats(); got != tc.wantStats {
+					t.Fatalf("Stats() = %+v, want %+v", got, tc.wantStats)
+				}
+				if d := allow(t, l, t0+2*time.Millisecond, "heavy", 1); d.Allowed {
+					t.Fatalf(`"heavy" admitted again: it was evicted instead of "light": %+v`, d)
+				}
+			})
+		}
 	}
 }
 
@@ -371,17 +425,18 @@ func TestSweepAllShards(t *testing.T) {
 	}
 }
 
-// TestSweepGenericIdleAfter: on the generic path a key is swept once it has
-// been unused for IdleAfter, by default 2W + B*W/L, and not a nanosecond
-// earlier.
-func TestSweepGenericIdleAfter(t *testing.T) {
+// TestSweepGenericResetAt: on the generic path a key is swept from the
+// latest now+max(ResetAfter, IdleAfter) of its decisions, and not a
+// nanosecond earlier.
+func TestSweepGenericResetAt(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		opts keyed.Options
 		idle time.Duration
 	}{
-		{"default", keyed.Options{}, 2*time.Second + 4*100*time.Millisecond}, // 2W + B*T with W=1s, B=4, T=100ms
-		{"given", keyed.Options{IdleAfter: time.Minute}, time.Minute},        // the option wins
+		{"default", keyed.Options{}, 100 * time.Millisecond},                                               // ResetAfter of one unit, T = 100ms
+		{"IdleAfter above ResetAfter", keyed.Options{IdleAfter: time.Minute}, time.Minute},                 // the option wins
+		{"IdleAfter below ResetAfter", keyed.Options{IdleAfter: time.Millisecond}, 100 * time.Millisecond}, // ResetAfter wins
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l := mustNew(t, four, newOpaqueGCRA, tc.opts)
@@ -403,30 +458,38 @@ func TestBoundHoldsExactly(t *testing.T) {
 		shards  int
 		keys    int // distinct keys inserted
 	}{
-		{"one shard", 5, 1, 100},                     // every insert past 5 evicts
+		{"one shard", 5, 1, 100},                     // every insert past 5 is refused or evicts
 		{"shares with a remainder", 100, 8, 2000},    // 100 = 8*12 + 4: shares of 13 and 12
-		{"default shards reduced", 10, 0, 2000},      // 10 keys: 8 shards, not 64
+		{"default shards reduced", 10, 0, 2000},      // 10 keys: 1 shard, not 64
 		{"one key per shard", 64, 64, 5000},          // the smallest share
 		{"default everything, few keys", 0, 0, 1000}, // no eviction at all
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			l := mustNew(t, four, newGCRA, keyed.Options{MaxKeys: tc.maxKeys, Shards: tc.shards})
-			limit := tc.maxKeys
-			if limit == 0 {
-				limit = 1 << 20
-			}
-			for i := range tc.keys {
-				allow(t, l, t0, fmt.Sprint("k", i), 1)
-				if got := l.Stats().Keys; got > limit {
-					t.Fatalf("after %d keys: Stats().Keys = %d > MaxKeys %d", i+1, got, limit)
+		for _, onFull := range []keyed.OnFull{keyed.Reject, keyed.EvictLossy} {
+			t.Run(tc.name+"/"+onFull.String(), func(t *testing.T) {
+				l := mustNew(t, four, newGCRA, keyed.Options{MaxKeys: tc.maxKeys, Shards: tc.shards, OnFull: onFull})
+				limit := tc.maxKeys
+				if limit == 0 {
+					limit = 1 << 20
 				}
-			}
-			want := min(limit, tc.keys)
-			s := l.Stats()
-			if s.Keys != want || s.Evictions != int64(tc.keys-want) {
-				t.Fatalf("after %d keys: Stats() = %+v, want %d keys and %d evictions", tc.keys, s, want, tc.keys-want)
-			}
-		})
+				for i := range tc.keys {
+					allow(t, l, t0, fmt.Sprint("k", i), 1)
+					if got := l.Stats().Keys; got > limit {
+						t.Fatalf("after %d keys: Stats().Keys = %d > MaxKeys %d", i+1, got, limit)
+					}
+				}
+				// Every shard gets far more keys than its share, so all fill.
+				want := keyed.Stats{Keys: min(limit, tc.keys)}
+				over := int64(tc.keys - want.Keys)
+				if onFull == keyed.Reject {
+					want.TableFull = over // every key is in use at t0: none can go
+				} else {
+					want.Evictions, want.LossyEvictions = over, over
+				}
+				if got := l.Stats(); got != want {
+					t.Fatalf("after %d keys: Stats() = %+v, want %+v", tc.keys, got, want)
+				}
+			})
+		}
 	}
 }
 
@@ -473,43 +536,54 @@ func TestConcurrentKeysExactQuota(t *testing.T) {
 	}
 }
 
-// TestConcurrentChurn: deciding, evicting, sweeping and reading stats at
-// once keeps the bound and returns no error (run with -race).
+// TestConcurrentChurn: deciding, evicting, refusing, sweeping and reading
+// stats at once keeps the bound and returns no error (run with -race).
 func TestConcurrentChurn(t *testing.T) {
 	const maxKeys = 16
-	for _, path := range paths {
-		t.Run(path.name, func(t *testing.T) {
-			l := mustNew(t, four, path.newLimiter, keyed.Options{MaxKeys: maxKeys, Shards: 4})
-			var wg sync.WaitGroup
-			var done atomic.Bool
-			for g := range 8 {
-				wg.Go(func() {
-					for i := range 3000 {
-						now := t0 + time.Duration(i)*time.Millisecond
-						if _, err := l.Allow(now, fmt.Sprint("k", (i*7+g)%100), 1); err != nil {
-							t.Error(err)
+	for _, onFull := range []keyed.OnFull{keyed.Reject, keyed.EvictLossy} {
+		for _, path := range paths {
+			t.Run(onFull.String()+"/"+path.name, func(t *testing.T) {
+				l := mustNew(t, four, path.newLimiter, keyed.Options{MaxKeys: maxKeys, Shards: 4, OnFull: onFull})
+				var wg sync.WaitGroup
+				var done atomic.Bool
+				for g := range 8 {
+					wg.Go(func() {
+						for i := range 3000 {
+							now := t0 + time.Duration(i)*time.Millisecond
+							d, err := l.Allow(now, fmt.Sprint("k", (i*7+g)%100), 1)
+							if err != nil {
+								t.Error(err)
+								return
+							}
+							if d.TableFull && (d.Allowed || d.RetryAfter <= 0) {
+								t.Errorf("refusal %+v: want rejected with a positive RetryAfter", d)
+								return
+							}
+						}
+					})
+				}
+				var sweeper sync.WaitGroup
+				sweeper.Go(func() {
+					for i := 0; !done.Load(); i++ {
+						l.Sweep(t0 + time.Duration(i)*time.Millisecond)
+						if got := l.Stats().Keys; got > maxKeys {
+							t.Errorf("Stats().Keys = %d > MaxKeys %d", got, maxKeys)
 							return
 						}
 					}
 				})
-			}
-			var sweeper sync.WaitGroup
-			sweeper.Go(func() {
-				for i := 0; !done.Load(); i++ {
-					l.Sweep(t0 + time.Duration(i)*time.Millisecond)
-					if got := l.Stats().Keys; got > maxKeys {
-						t.Errorf("Stats().Keys = %d > MaxKeys %d", got, maxKeys)
-						return
-					}
+				wg.Wait()
+				done.Store(true)
+				sweeper.Wait()
+				s := l.Stats()
+				if s.Keys > maxKeys {
+					t.Fatalf("Stats().Keys = %d > MaxKeys %d", s.Keys, maxKeys)
+				}
+				if onFull == keyed.Reject && s.LossyEvictions != 0 {
+					t.Fatalf("Stats() = %+v: lossy evictions with Reject", s)
 				}
 			})
-			wg.Wait()
-			done.Store(true)
-			sweeper.Wait()
-			if got := l.Stats().Keys; got > maxKeys {
-				t.Fatalf("Stats().Keys = %d > MaxKeys %d", got, maxKeys)
-			}
-		})
+		}
 	}
 }
 

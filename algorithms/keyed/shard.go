@@ -2,7 +2,6 @@ package keyed
 
 import (
 	"hash/maphash"
-	"math/bits"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,8 +13,8 @@ import (
 // minIndex is the initial number of buckets of a shard's index.
 const minIndex = 8
 
-// slot holds one key. word is the state on the compact path and the
-// last-used instant (ns) on the generic path.
+// slot holds one key. word is the state on the compact path and, on the
+// generic path, the instant (ns) from which the key is as good as new.
 type slot struct {
 	key  string
 	word atomic.Int64
@@ -33,16 +32,26 @@ type slot struct {
 //
 // Slots live in chunks that are never moved, so a slot index stays valid
 // until the slot is freed, which needs the write lock.
+//
+// heap holds every live slot once, keyed by the instant from which its key
+// is as good as new, as recorded when it was pushed or last looked at
+// (12 bytes per key).
 type shardState struct {
 	mu     sync.RWMutex
 	index  []uint32
 	chunks [][]slot
 	lims   [][]algorithms.Limiter // generic path, parallel to chunks
 	free   []uint32               // freed slot indices, reused first
-	used   uint32                 // slots handed out so far (high-water mark)
-	cap    uint32                 // this shard's share of MaxKeys
-	live   int                    // keys held: used - len(free)
-	rng    uint64                 // xorshift state for eviction samples
+	heap   fullHeap
+	used   uint32 // slots handed out so far (high-water mark)
+	cap    uint32 // this shard's share of MaxKeys
+	live   int    // keys held: used - len(free)
+	// scratch is the state a new key is decided on, on the compact path,
+	// before it has a slot; only under the write lock.
+	scratch atomic.Int64
+	// probes counts the reads of a key's current full-at (under the write
+	// lock), for the tests that check finding a victim does not scan.
+	probes uint64
 }
 
 // shard pads shardState to a multiple of 128 bytes, so that two shards'
@@ -80,16 +89,29 @@ func (l *Limiter) find(s *shard, h uint64, key string) (uint32, bool) {
 	}
 }
 
-// insert stores key (already copied) in a slot, a freed one, a new one or
-// an evicted one, and indexes it; the caller holds s.mu for writing and
-// sets the slot's word (and limiter).
-func (l *Limiter) insert(s *shard, h uint64, key string, now time.Duration) uint32 {
+// insert stores key (already copied), whose state is as good as new from
+// at, in a slot and indexes it: a freed slot, a new one, or, with evict,
+// the slot of the top of the heap, whose key it drops (counting the
+// eviction, lossy when that key was not as good as new at now). The caller
+// holds s.mu for writing, has made the heap's top up to date (settle) when
+// evict is set, and sets the slot's word (and limiter).
+func (l *Limiter) insert(s *shard, h uint64, key string, at int64, evict bool, now time.Duration) uint32 {
 	var i uint32
 	switch {
+	case evict:
+		i = s.heap.slot[0]
+		if s.heap.at[0] > int64(now) {
+			l.lossy.Add(1)
+		}
+		l.evictions.Add(1)
+		l.drop(s, i)
+		s.heap.at[0] = at
+		s.heap.down(0)
 	case len(s.free) > 0:
 		i = s.free[len(s.free)-1]
 		s.free = s.free[:len(s.free)-1]
-	case s.used < s.cap:
+		s.heap.push(at, i)
+	default: // s.used < s.cap: the caller checked
 		i = s.used
 		if i&l.chunkMask == 0 {
 			n := min(l.chunkMask+1, s.cap-i)
@@ -99,8 +121,7 @@ func (l *Limiter) insert(s *shard, h uint64, key string, now time.Duration) uint
 			}
 		}
 		s.used++
-	default:
-		i = l.evict(s, now)
+		s.heap.push(at, i)
 	}
 	l.slot(s, i).key = key
 	if (s.live+1)*4 > len(s.index)*3 {
@@ -169,68 +190,112 @@ func (l *Limiter) drop(s *shard, i uint32) {
 	}
 }
 
-// idle reports whether the key in slot i is, at now, as good as new, and a
-// rank: the smaller, the idler (on the compact path the state word, in
-// TAT or empty-at order; on the generic path the last-used instant).
-func (l *Limiter) idle(s *shard, i uint32, now time.Duration) (bool, int64) {
+// fullAt returns the instant from which the key in slot i is, as of now,
+// as good as new: the algorithm's FullAt of its word on the compact path,
+// the word itself on the generic path. The caller holds s.mu for writing.
+func (l *Limiter) fullAt(s *shard, i uint32) int64 {
+	s.probes++
 	w := l.slot(s, i).word.Load()
 	if l.rule != nil {
-		return l.rule.Full(w, now), w
+		return int64(l.rule.FullAt(w))
 	}
-	return int64(now)-w >= l.idleAfter, w
+	return w
 }
 
-// evict picks the idlest of 8 sampled slots (all slots when the shard holds
-// no more than 8), preferring one that is idle (full), drops its key,
-// counts the eviction and returns the slot for reuse. The shard is full.
-func (l *Limiter) evict(s *shard, now time.Duration) uint32 {
-	var (
-		best     uint32
-		bestIdle bool
-		bestRank int64
-	)
-	consider := func(i uint32, first bool) {
-		idle, rank := l.idle(s, i, now)
-		if first || (idle && !bestIdle) || (idle == bestIdle && rank < bestRank) {
-			best, bestIdle, bestRank = i, idle, rank
+// settle brings the top of s's heap up to date and returns its instant:
+// while the top's key has moved later than recorded, it records the new
+// instant and moves the slot down. Then the top holds the earliest instant
+// from which a key of s is as good as new: the first instant a slot can be
+// freed without loss. Every other key's instant is at least its recorded
+// one, which is at least the top's. The heap is not empty; the caller
+// holds s.mu for writing.
+func (l *Limiter) settle(s *shard) int64 {
+	h := &s.heap
+	for {
+		at := l.fullAt(s, h.slot[0])
+		if at <= h.at[0] {
+			// Equal, unless a WordRule broke its contract and moved back:
+			// a smaller top keeps the heap ordered.
+			h.at[0] = at
+			return at
 		}
+		h.at[0] = at
+		h.down(0)
 	}
-	if s.used <= samples {
-		for i := range s.used {
-			consider(i, i == 0)
-		}
-	} else {
-		for k := range samples {
-			// xorshift64, then a multiply-shift into [0, used).
-			s.rng ^= s.rng << 13
-			s.rng ^= s.rng >> 7
-			s.rng ^= s.rng << 17
-			hi, _ := bits.Mul64(s.rng, uint64(s.used))
-			consider(uint32(hi), k == 0)
-		}
-	}
-	l.drop(s, best)
-	l.evictions.Add(1)
-	if !bestIdle {
-		l.lossy.Add(1)
-	}
-	return best
 }
 
-// sweep drops every idle key of s; the caller holds s.mu for writing.
-func (l *Limiter) sweep(s *shard, now time.Duration) int {
-	start := len(s.free)
-	for _, e := range s.index {
-		if e == 0 {
+// sweep drops every key of s that is as good as new at now, popping them
+// from the heap; the caller holds s.mu for writing.
+func (l *Limiter) sweep(s *shard, now int64) int {
+	h := &s.heap
+	n := 0
+	for len(h.at) > 0 && h.at[0] <= now {
+		i := h.slot[0]
+		if at := l.fullAt(s, i); at > h.at[0] {
+			h.at[0] = at
+			h.down(0)
 			continue
 		}
-		i := e&l.slotMask - 1
-		if idle, _ := l.idle(s, i, now); idle {
-			s.free = append(s.free, i)
-		}
-	}
-	for _, i := range s.free[start:] {
+		h.pop()
 		l.drop(s, i)
+		s.free = append(s.free, i)
+		n++
 	}
-	return len(s.free) - start
+	return n
+}
+
+// fullHeap is a binary min-heap of slots by a recorded instant (ns), in
+// two parallel slices (12 bytes per entry rather than a padded 16).
+type fullHeap struct {
+	at   []int64
+	slot []uint32
+}
+
+func (h *fullHeap) push(at int64, i uint32) {
+	h.at = append(h.at, at)
+	h.slot = append(h.slot, i)
+	h.up(len(h.at) - 1)
+}
+
+// pop removes the top.
+func (h *fullHeap) pop() {
+	n := len(h.at) - 1
+	h.at[0], h.slot[0] = h.at[n], h.slot[n]
+	h.at, h.slot = h.at[:n], h.slot[:n]
+	if n > 0 {
+		h.down(0)
+	}
+}
+
+func (h *fullHeap) up(k int) {
+	at, i := h.at[k], h.slot[k]
+	for k > 0 {
+		p := (k - 1) / 2
+		if h.at[p] <= at {
+			break
+		}
+		h.at[k], h.slot[k] = h.at[p], h.slot[p]
+		k = p
+	}
+	h.at[k], h.slot[k] = at, i
+}
+
+func (h *fullHeap) down(k int) {
+	n := len(h.at)
+	at, i := h.at[k], h.slot[k]
+	for {
+		c := 2*k + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && h.at[c+1] < h.at[c] {
+			c++
+		}
+		if at <= h.at[c] {
+			break
+		}
+		h.at[k], h.slot[k] = h.at[c], h.slot[c]
+		k = c
+	}
+	h.at[k], h.slot[k] = at, i
 }
