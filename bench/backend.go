@@ -68,6 +68,14 @@ type BackendOptions struct {
 	// call, so that a run never inherits state from another; the SQLite
 	// rows of a fresh prefix are deleted by the close function.
 	Prefix string
+	// MaxKeys bounds the keys an in-memory limiter holds; 0 means no
+	// bound: room for every key. Shared backends keep every key.
+	MaxKeys int
+	// Lossy allows a workload with more keys than MaxKeys: the in-memory
+	// limiters then hold MaxKeys keys and, when full, forget a key with
+	// state to take a new one (counted in Run.LossyEvictions). Without it
+	// such a workload is an error wrapping ErrTooManyKeys.
+	Lossy bool
 }
 
 // ParsedBackend is a -backend value, checked but not connected to.
@@ -201,7 +209,10 @@ func BackendTargets(names []string, p algorithms.Policy, keys, replicas int, bac
 		return nil, nil, err
 	}
 	if b.Kind == BackendMemory {
-		targets, err := MemoryTargets(names, p, keys, replicas)
+		if opts.MaxKeys > 0 && keys > opts.MaxKeys && !opts.Lossy {
+			return nil, nil, fmt.Errorf("%w: %d keys, at most %d", ErrTooManyKeys, keys, opts.MaxKeys)
+		}
+		targets, err := memoryTargets(names, p, keyRoom(keys, opts.MaxKeys, opts.Lossy), replicas)
 		for i := range targets {
 			targets[i].FailOpen = opts.FailOpen
 		}

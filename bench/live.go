@@ -90,7 +90,7 @@ func (c LiveConfig) resolve() (LiveConfig, error) {
 	}
 	if c.Calibration == 0 {
 		c.Calibration = DefaultCalibration
-		if d := c.Workload.Duration; d > 0 {
+		if d := c.span(); d > 0 {
 			c.Calibration = min(d, DefaultCalibration)
 		}
 	}
@@ -109,10 +109,15 @@ type LiveStats struct {
 	MaxInFlight int   `json:"max_inflight"`
 	LateAfterNS int64 `json:"late_after_ns"`
 	// Scheduled is the arrivals whose intended instant the pass reached:
-	// Offered (sent to the limiter) plus Dropped (at the in-flight cap).
+	// Offered (sent to the limiter) plus Dropped (at the in-flight cap)
+	// plus Unsent.
 	// Arrivals still queued when a pass is interrupted are in neither.
 	Scheduled int64 `json:"scheduled"`
 	Dropped   int64 `json:"dropped"`
+	// Unsent counts the arrivals due before the pass's end that a sender
+	// fallen behind had not sent when it reached the end, where it stops
+	// so that the pass's wall time stays bounded; they are in Scheduled.
+	Unsent int64 `json:"unsent,omitempty"`
 	// OfferedRatePerS is Scheduled over the intended span (the workload's
 	// duration, or up to the interrupt); AchievedRatePerS is Offered over
 	// the span it really took to send them (at least the intended span).
@@ -230,6 +235,28 @@ func Live(ctx context.Context, cfg LiveConfig, targets []Target) ([]Run, error) 
 	return runs, err
 }
 
+// LiveWallTime is about how long Live takes for cfg and targets on the
+// wall clock: each pass sends for its span, then waits for what is still
+// in flight (for a shaper, at most its drain), then the calibration. It is
+// 0 for an invalid cfg.
+func LiveWallTime(cfg LiveConfig, targets []Target) time.Duration {
+	cfg, err := cfg.resolve()
+	if err != nil {
+		return 0
+	}
+	var d time.Duration
+	for _, t := range targets {
+		d += cfg.span()
+		if t.Shaper {
+			d += cfg.Drain
+		}
+	}
+	if cfg.Calibration > 0 && len(targets) > 0 {
+		d += cfg.Calibration
+	}
+	return d
+}
+
 // clockRounds rounds of clockReads reads measure a clock read.
 const (
 	clockRounds = 15
@@ -252,6 +279,24 @@ func clockReadCost() float64 {
 	}
 	slices.Sort(rounds[:])
 	return rounds[clockRounds/2]
+}
+
+// KeyWarnings returns one line per run whose per-key table refused keys
+// (table full) or forgot keys with state (lossy eviction): the second
+// makes its counts higher than its algorithm allows. Nil when neither.
+func KeyWarnings(runs []Run) []string {
+	var ws []string
+	for _, r := range runs {
+		if r.LossyEvictions > 0 {
+			ws = append(ws, fmt.Sprintf("%s: the key table was full and forgot the state of %d keys to take new ones: those keys came back with a fresh quota, so it admitted more than the algorithm allows",
+				r.Algorithm, r.LossyEvictions))
+		}
+		if r.TableFull > 0 {
+			ws = append(ws, fmt.Sprintf("%s: %d requests of new keys were rejected because the key table was full of keys it could not forget",
+				r.Algorithm, r.TableFull))
+		}
+	}
+	return ws
 }
 
 // noop admits everything at once: the calibration limiter.
@@ -296,8 +341,20 @@ func LiveWarnings(runs []Run) []string {
 			if l.Lateness != nil {
 				p99 = time.Duration(l.Lateness.P99)
 			}
-			ws = append(ws, fmt.Sprintf("%s: the sender started %.1f%% of calls more than %v late (lateness p99 %v): the machine, not the limiter, was the bottleneck; try fewer algorithms at once, a lower -rate or more -workers",
-				r.Algorithm, l.LatePct, time.Duration(l.LateAfterNS), p99))
+			late := fmt.Sprintf("%s: the sender started %.1f%% of calls more than %v late (lateness p99 %v)",
+				r.Algorithm, l.LatePct, time.Duration(l.LateAfterNS), p99)
+			if n := r.ErrorKinds["timeout"]; n > 0 && r.SharesState() {
+				// Workers waiting out a backend's timeouts cannot start
+				// the calls that are due meanwhile.
+				ws = append(ws, fmt.Sprintf("%s: the %s backend timed out on %d decisions (%s), holding the workers: the backend, not the machine, made the calls late",
+					late, r.Backend, n, r.FirstError))
+			} else {
+				ws = append(ws, late+": the machine, not the limiter, was the bottleneck; try fewer algorithms at once, a lower -rate or more -workers")
+			}
+		}
+		if l.Unsent > 0 {
+			ws = append(ws, fmt.Sprintf("%s: the sender fell behind and stopped at the end of the pass with %d of %d arrivals (%.2f%%) not sent",
+				r.Algorithm, l.Unsent, l.Scheduled, 100*float64(l.Unsent)/float64(max(l.Scheduled, 1))))
 		}
 		if l.Dropped > 0 {
 			ws = append(ws, fmt.Sprintf("%s: %d of %d arrivals (%.2f%%) dropped at -max-inflight %d",

@@ -149,7 +149,7 @@ func (c *liveCollector) add(r *liveRec) {
 	}
 	c.last = at
 	a := workload.Arrival{At: time.Duration(at), Key: r.key.Key, KeyIndex: r.key.KeyIndex, Cost: r.cost}
-	c.rec.Add(a, algorithms.Decision{Allowed: r.allowed, Delay: time.Duration(r.delay)}, r.err)
+	c.rec.Add(a, algorithms.Decision{Allowed: r.allowed, Delay: time.Duration(r.delay), TableFull: r.full}, r.err)
 	if c.ref == nil || c.refErr != nil {
 		return
 	}

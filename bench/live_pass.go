@@ -91,7 +91,13 @@ func livePassRun(ctx context.Context, cfg LiveConfig, t Target, calibrate bool) 
 			return nil, fmt.Errorf("bench: reference: %w", err)
 		}
 	}
-	until, total := time.Duration(math.MaxInt64), cfg.Workload.Duration
+	// The pass sends what is due before its end, and stops there even
+	// when it has fallen behind: its wall time stays bounded.
+	until := cfg.span()
+	if until <= 0 { // a whole trace read by someone who did not give its span
+		until = math.MaxInt64
+	}
+	total := cfg.span()
 	if calibrate {
 		until, total = cfg.Calibration, cfg.Calibration
 	}
@@ -115,6 +121,7 @@ func livePassRun(ctx context.Context, cfg LiveConfig, t Target, calibrate bool) 
 		coll.rec.Disagree(coll.falseAdm, coll.falseRej)
 	}
 	run := coll.rec.Finish(cfg.Policy, int64(max(span, 1)))
+	run.LossyEvictions = lossyEvictions(lims)
 	liveMeasures(&run, cfg, s, results, span, wall)
 	run.Live.Reordered = coll.reordered
 	switch {
@@ -193,7 +200,7 @@ func liveMeasures(run *Run, cfg LiveConfig, s schedule, results []*workerResult,
 	lat, svc, late := NewHistogram(), NewHistogram(), NewHistogram()
 	l := &LiveStats{
 		Workers: cfg.Workers, MaxInFlight: cfg.MaxInFlight, LateAfterNS: int64(cfg.LateAfter),
-		Dropped: s.dropped, Scheduled: run.Offered + s.dropped, SpanNS: int64(span), WallNS: int64(wall),
+		Dropped: s.dropped, Unsent: s.unsent, Scheduled: run.Offered + s.dropped + s.unsent, SpanNS: int64(span), WallNS: int64(wall),
 	}
 	var overhead, batches, flushes *hdrhistogram.Histogram
 	var lastStart time.Duration

@@ -34,6 +34,7 @@ type liveRec struct {
 	cost    int64
 	delay   int64
 	allowed bool
+	full    bool // Decision.TableFull
 	err     error
 }
 
@@ -149,7 +150,7 @@ func (w *liveWorker) do(j liveJob) {
 	if !wait {
 		done = p.elapsed()
 	}
-	w.buf = append(w.buf, liveRec{at: int64(start), key: j.key, cost: j.cost, delay: int64(d.Delay), allowed: d.Allowed, err: err})
+	w.buf = append(w.buf, liveRec{at: int64(start), key: j.key, cost: j.cost, delay: int64(d.Delay), allowed: d.Allowed, full: d.TableFull, err: err})
 	late := max(start-j.at, 0) // >= 0: the scheduler sends at or after the intended instant
 	if late > p.cfg.LateAfter {
 		w.res.lateCount++

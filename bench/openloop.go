@@ -20,6 +20,7 @@ type liveJob struct {
 // schedule is what the scheduler did.
 type schedule struct {
 	sent, dropped int64
+	unsent        int64 // due before the end, not sent when the pass reached it
 	lastAt        time.Duration // intended instant of the last arrival reached
 	end           time.Duration // clock when the scheduler stopped
 	interrupted   bool
@@ -40,6 +41,7 @@ func (p *livePass) schedule(ctx context.Context, stream workload.Stream, until t
 	var s schedule
 	var completed int64 // a stale sum of the workers' completions: in flight <= sent - completed
 	limit := int64(p.cfg.MaxInFlight)
+	var behind int64
 	replica := 0
 	now := p.elapsed()
 	for {
@@ -65,6 +67,15 @@ func (p *livePass) schedule(ctx context.Context, stream workload.Stream, until t
 			if s.interrupted {
 				break
 			}
+			// Behind schedule: look at the clock now and then, and
+			// stop at the pass's end rather than send the backlog late.
+			if behind++; behind%behindCheck == 0 {
+				if now = p.elapsed(); now >= until {
+					s.lastAt = a.At
+					s.unsent = 1 + countUntil(ctx, stream, until)
+					break
+				}
+			}
 		}
 		s.lastAt = a.At
 		if s.sent-completed >= limit {
@@ -84,6 +95,25 @@ func (p *livePass) schedule(ctx context.Context, stream workload.Stream, until t
 	}
 	s.end = p.elapsed()
 	return s
+}
+
+// behindCheck is how many arrivals a scheduler behind its schedule sends
+// between two reads of the clock.
+const behindCheck = 1024
+
+// countUntil counts the arrivals left in stream before until, stopping
+// early (with what it counted) when ctx is done.
+func countUntil(ctx context.Context, stream workload.Stream, until time.Duration) int64 {
+	var n int64
+	for {
+		a, ok := stream.Next()
+		if !ok || a.At >= until {
+			return n
+		}
+		if n++; n%checkInterval == 0 && ctx.Err() != nil {
+			return n
+		}
+	}
 }
 
 // completed sums the workers' completions.

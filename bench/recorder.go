@@ -81,7 +81,7 @@ func NewRecorder(t Target, p algorithms.Policy, bin int64) *Recorder {
 	r := &Recorder{
 		run: Run{
 			Algorithm: t.Name, Backend: t.Backend, Replicas: max(t.Replicas, 1),
-			TheoryMaxInWindow: t.Theory, DisagreementPct: -1,
+			TheoryMaxInWindow: t.Theory, DisagreementPct: -1, FailOpen: t.FailOpen,
 		},
 		window:   int64(p.Window),
 		bin:      bin,
@@ -127,6 +127,9 @@ func (r *Recorder) Add(a workload.Arrival, d algorithms.Decision, err error) {
 		d = algorithms.Decision{Allowed: r.failOpen}
 	}
 	if !d.Allowed {
+		if d.TableFull {
+			r.run.TableFull++
+		}
 		r.run.Rejected++
 		r.run.RejectedCost += a.Cost
 		r.rejected = addBin(r.rejected, at/r.bin, a.Cost)
@@ -170,6 +173,7 @@ func (r *Recorder) countError(err error) {
 	r.run.Errors++
 	if r.run.ErrorKinds == nil {
 		r.run.ErrorKinds = map[string]int64{}
+		r.run.FirstError = err.Error()
 	}
 	r.run.ErrorKinds[ErrorKind(err)]++
 }

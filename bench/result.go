@@ -65,13 +65,25 @@ type Run struct {
 	Backend   string `json:"backend"`
 	Replicas  int    `json:"replicas"`
 
-	Offered      int64 `json:"offered"`
-	Admitted     int64 `json:"admitted"`
-	Rejected     int64 `json:"rejected"`
-	Errors       int64 `json:"errors"`
-	OfferedCost  int64 `json:"offered_cost"`
-	AdmittedCost int64 `json:"admitted_cost"`
-	RejectedCost int64 `json:"rejected_cost"`
+	Offered  int64 `json:"offered"`
+	Admitted int64 `json:"admitted"`
+	Rejected int64 `json:"rejected"`
+	Errors   int64 `json:"errors"`
+	// TableFull counts the requests rejected because a per-key table was
+	// full of keys it could not forget without loss (Decision.TableFull):
+	// they are among Rejected, and never admitted by a fail-open policy.
+	TableFull int64 `json:"table_full,omitempty"`
+	// LossyEvictions counts the keys whose state a per-key table forgot to
+	// take a new key (lossy eviction, only when chosen): such a key came
+	// back with a fresh quota, so the run may admit more than its theory.
+	LossyEvictions int64 `json:"lossy_evictions,omitempty"`
+	// FailOpen reports that errors were admitted rather than rejected.
+	FailOpen bool `json:"fail_open,omitempty"`
+	// FirstError is the text of the first limiter error of the run.
+	FirstError   string `json:"first_error,omitempty"`
+	OfferedCost  int64  `json:"offered_cost"`
+	AdmittedCost int64  `json:"admitted_cost"`
+	RejectedCost int64  `json:"rejected_cost"`
 
 	// MaxAdmittedInWindow is the most cost admitted (served, for shapers)
 	// for one key in any span (t-W, t], computed exactly; MaxWindowEndNS is

@@ -73,12 +73,14 @@ type ScenarioWorkload struct {
 	Every      int      `yaml:"every_windows"`
 }
 
-// Cell is one (policy, workload) pair of a scenario, ready to simulate.
+// Cell is one (policy, workload) pair of a scenario, checked: the engine
+// config (without Span, which a trace's reading gives) and what to run.
 type Cell struct {
-	Name    string // folder name: <workload>[-<policy index>]
-	Config  Config
-	Targets []Target
-	Seed    uint64
+	Name       string // folder name: <workload>[-<policy index>]
+	Config     Config
+	Algorithms []string // checked names; empty means all
+	Replicas   int
+	Seed       uint64
 }
 
 // ParseScenario reads a scenario; errors name the field, e.g.
@@ -160,16 +162,13 @@ func (s *Scenario) cell(p algorithms.Policy, sw ScenarioWorkload, field string) 
 	if err := spec.Validate(); err != nil {
 		return Cell{}, scenarioErr(field, "%v", err)
 	}
-	targets, err := MemoryTargets(s.Algorithms, p, spec.Keys, int(first(s.Replicas, 1)))
-	if err != nil {
-		return Cell{}, scenarioErr("algorithms", "%v", err)
-	}
 	name := strings.NewReplacer("/", "-", ":", "-", ".", "-").Replace(sw.Name)
 	return Cell{
-		Name:    name,
-		Config:  Config{Policy: p, Workload: spec, Reference: Reference(p, spec.Keys)},
-		Targets: targets,
-		Seed:    spec.Seed,
+		Name:       name,
+		Config:     Config{Policy: p, Workload: spec, Reference: Reference(p, spec.Keys)},
+		Algorithms: s.Algorithms,
+		Replicas:   int(first(s.Replicas, 1)),
+		Seed:       spec.Seed,
 	}, nil
 }
 

@@ -17,10 +17,22 @@ type Config struct {
 	// like the targets) whose decisions on the same arrivals the targets
 	// are compared with.
 	Reference func() (algorithms.Limiter, error)
+	// Span is the workload's length in virtual time: 0 means
+	// Workload.Duration; a whole trace (Duration 0) gives its last instant
+	// plus 1ns (workload.Info.Span). A live pass stops sending at its span.
+	Span time.Duration
 	// Bin is the width of a series bin; 0 picks W/10, widened so that a
 	// run has at most 4000 bins.
 	Bin      time.Duration
 	Progress Progress
+}
+
+// span returns Span, or Workload.Duration when Span is 0.
+func (c Config) span() time.Duration {
+	if c.Span > 0 {
+		return c.Span
+	}
+	return c.Workload.Duration
 }
 
 // checkInterval is how many arrivals pass between two looks at the context
@@ -33,7 +45,7 @@ func (c Config) bin() int64 {
 		return int64(c.Bin)
 	}
 	b := max(int64(c.Policy.Window)/10, 1)
-	if d := int64(c.Workload.Duration); d/b > 4000 {
+	if d := int64(c.span()); d/b > 4000 {
 		b = (d + 3999) / 4000
 	}
 	return b
@@ -94,7 +106,7 @@ func simPass(ctx context.Context, cfg Config, t Target, ref *bitset) (*Run, erro
 	}
 	defer closeStream(stream)
 	rec := NewRecorder(t, cfg.Policy, cfg.bin())
-	bar := startBar(cfg.Progress, t.Name, int64(cfg.Workload.Duration))
+	bar := startBar(cfg.Progress, t.Name, int64(cfg.span()))
 	var falseAdmits, falseRejects int64
 	var i int64
 	var names workload.KeyBuf
@@ -130,7 +142,8 @@ func simPass(ctx context.Context, cfg Config, t Target, ref *bitset) (*Run, erro
 	if ref != nil {
 		rec.Disagree(falseAdmits, falseRejects)
 	}
-	run := rec.Finish(cfg.Policy, int64(cfg.Workload.Duration))
+	run := rec.Finish(cfg.Policy, int64(cfg.span()))
+	run.LossyEvictions = lossyEvictions(lims)
 	if err := stream.Err(); err != nil {
 		bar.Done(true)
 		return &run, fmt.Errorf("bench: %w", err)

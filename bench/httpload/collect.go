@@ -335,7 +335,7 @@ func (c *collector) liveStats(s schedule, span time.Duration) *bench.LiveStats {
 	cfg := c.p.cfg
 	l := &bench.LiveStats{
 		Workers: c.p.connections(), MaxInFlight: cfg.MaxInFlight, LateAfterNS: int64(cfg.LateAfter),
-		Scheduled: c.offered + s.dropped + s.held, Dropped: s.dropped,
+		Scheduled: c.offered + s.dropped + s.held + s.unsent, Dropped: s.dropped, Unsent: s.unsent,
 		SpanNS: int64(span), WallNS: int64(s.wall), Late: c.lateCount, Abandoned: s.abandoned,
 		Reordered: c.reordered,
 	}
@@ -400,6 +400,10 @@ func warnings(run bench.Run, source string, pol algorithms.Policy) []string {
 	if l.Dropped > 0 {
 		ws = append(ws, fmt.Sprintf("%d of %d arrivals (%.2f%%) dropped at -max-inflight %d: the server answered too slowly for the rate",
 			l.Dropped, l.Scheduled, 100*float64(l.Dropped)/float64(max(l.Scheduled, 1)), l.MaxInFlight))
+	}
+	if l.Unsent > 0 {
+		ws = append(ws, fmt.Sprintf("the sender fell behind and stopped at the end of the attack with %d of %d arrivals (%.2f%%) not sent",
+			l.Unsent, l.Scheduled, 100*float64(l.Unsent)/float64(max(l.Scheduled, 1))))
 	}
 	if l.Abandoned > 0 {
 		ws = append(ws, fmt.Sprintf("%d connections were still busy after the interrupt and were given up on; their requests are missing", l.Abandoned))

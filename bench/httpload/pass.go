@@ -2,6 +2,7 @@ package httpload
 
 import (
 	"context"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -102,6 +103,7 @@ func (p *pass) alignStart(ctx context.Context, w time.Duration) {
 // schedule is what the scheduler did.
 type schedule struct {
 	sent, dropped, held int64
+	unsent              int64 // due before the end, not sent when the sender reached it
 	lastAt              time.Duration // intended instant of the last arrival reached
 	end                 time.Duration // clock when the scheduler stopped
 	wall                time.Duration // clock when every worker was done
@@ -161,6 +163,11 @@ func (p *pass) schedule(ctx context.Context, stream workload.Stream) schedule {
 	var s schedule
 	var completed int64 // a stale sum of the workers' completions
 	limit := int64(p.cfg.MaxInFlight)
+	end := p.cfg.Workload.Duration // the sender stops there, even behind schedule
+	if end <= 0 {
+		end = math.MaxInt64
+	}
+	var behind int64
 	now := pacer.Now()
 	for {
 		a, ok := stream.Next()
@@ -176,9 +183,16 @@ func (p *pass) schedule(ctx context.Context, stream workload.Stream) schedule {
 		} else if ctx.Err() != nil {
 			s.interrupted = true
 			break
+		} else if behind++; behind%1024 == 0 {
+			if now = pacer.Now(); now >= end {
+				s.lastAt = a.At
+				s.unsent = 1 + countUntil(ctx, stream, end)
+				break
+			}
 		}
 		s.lastAt = a.At
-		if p.hold != nil && p.held(a.Key, now) {
+		key := a.KeyName()
+		if p.hold != nil && p.held(key, now) {
 			s.held++
 			continue
 		}
@@ -188,10 +202,25 @@ func (p *pass) schedule(ctx context.Context, stream workload.Stream) schedule {
 				continue
 			}
 		}
-		p.dispatch(job{at: a.At, key: a.KeyName()}, now)
+		p.dispatch(job{at: a.At, key: key}, now)
 		s.sent++
 	}
 	return s
+}
+
+// countUntil counts the arrivals left in stream before end, stopping
+// early (with what it counted) when ctx is done.
+func countUntil(ctx context.Context, stream workload.Stream, end time.Duration) int64 {
+	var n int64
+	for {
+		a, ok := stream.Next()
+		if !ok || a.At >= end {
+			return n
+		}
+		if n++; n%(1<<14) == 0 && ctx.Err() != nil {
+			return n
+		}
+	}
 }
 
 // closedLoop starts Connections workers that each send their next
