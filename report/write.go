@@ -127,3 +127,20 @@ func workloadName(r *bench.Result) string {
 	}
 	return "unknown"
 }
+
+// Files returns the names of every file Write may produce for r in a run
+// folder (whether or not r's runs need each chart), so that a folder's
+// earlier report can be removed exactly, and nothing else.
+func Files(r *bench.Result) []string {
+	files := []string{HTMLFile, SeriesFile, AdmittedRateFile, BoundaryFile, BurstRatioFile, LatencyFile, KeysFile}
+	for _, l := range labels(r) {
+		stem := FileStem(l)
+		files = append(files, stem+".hgrm", stem+".service.hgrm", stem+".lateness.hgrm")
+	}
+	return files
+}
+
+// CompareFiles returns the names of every file Compare may produce.
+func CompareFiles() []string {
+	return []string{CompareFile, "compare_" + AdmittedRateFile, "compare_" + BurstRatioFile, "compare_" + LatencyFile}
+}

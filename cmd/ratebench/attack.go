@@ -8,7 +8,6 @@ import (
 	"math"
 	"net/http"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -44,10 +43,11 @@ type attackFlags struct {
 	header                                                            headerFlags
 	rate, rateEnd, zipfS                                              float64
 	duration, timeout, window, burstEvery, on, off                    time.Duration
-	keys, maxInFlight, conns, burstSize, cpus                         int
+	keys, maxInFlight, conns, burstSize, cpus, maxKeys                int
 	limit, burst                                                      int64
+	maxArrivals                                                       float64
 	seed                                                              uint64
-	honor, noReport, insecure, connsSet                               bool
+	honor, noReport, insecure, connsSet, durationSet                  bool
 }
 
 func (f *attackFlags) register(fs *flag.FlagSet) {
@@ -59,15 +59,17 @@ func (f *attackFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.rate, "rate", 100, "requests per second; 0: as fast as -connections connections go, each sending when answered (closed loop, like wrk)")
 	fs.Float64Var(&f.rateEnd, "rate-end", 0, "ramp: final rate (default: 3x -rate)")
 	fs.Float64Var(&f.zipfS, "zipf-s", 0, "zipf: exponent s > 1 (default 1.1)")
-	fs.DurationVar(&f.duration, "duration", 10*time.Second, "length of the attack")
+	durationVar(fs, &f.duration, "duration", 10*time.Second, "length of the attack")
 	fs.IntVar(&f.keys, "keys", 1, "distinct keys (k0, k1, ...), sent in -key-header")
+	fs.IntVar(&f.maxKeys, "max-keys", defaultMaxKeys, "most distinct keys an attack may send (-keys, or a trace's keys): each is measured on its own")
+	fs.Float64Var(&f.maxArrivals, "max-arrivals", defaultMaxArrivals, "refuse an attack whose workload expects more requests than this")
 	fs.StringVar(&f.keyHeader, "key-header", "", "the header that carries each request's key, e.g. X-API-Key (the server limits by it)")
 	fs.IntVar(&f.maxInFlight, "max-inflight", httpload.DefaultMaxInFlight, "requests sent or waiting for a connection, and not answered, above which arrivals are dropped and counted")
 	fs.IntVar(&f.conns, "connections", httpload.DefaultConnections, "most connections, opened as the load needs them")
-	fs.DurationVar(&f.timeout, "timeout", httpload.DefaultTimeout, "bound on each request, connection included")
+	durationVar(fs, &f.timeout, "timeout", httpload.DefaultTimeout, "bound on each request, connection included")
 	fs.BoolVar(&f.honor, "honor-retry-after", false, "after a 429 with Retry-After, hold back that key's arrivals until then (counted as held back)")
 	fs.Int64Var(&f.limit, "limit", 0, "the server's limit L, for the report (default: from its RateLimit-Policy header)")
-	fs.DurationVar(&f.window, "window", 0, "the server's window W (default: from its RateLimit-Policy header)")
+	durationVar(fs, &f.window, "window", 0, "the server's window W (default: from its RateLimit-Policy header)")
 	fs.Int64Var(&f.burst, "burst", 0, "the server's burst B (default: L)")
 	fs.StringVar(&f.algo, "algo", "", "the server's algorithm, for the theory in the report (default: unknown)")
 	fs.StringVar(&f.client, "client", "", "HTTP client: fast (HTTP/1.1, http only; the default for http) or net/http (the default for https)")
@@ -75,12 +77,12 @@ func (f *attackFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.insecure, "insecure", false, "do not verify the server's TLS certificate")
 	fs.IntVar(&f.cpus, "cpus", 0, "CPUs the attack uses (GOMAXPROCS; default: all)")
 	fs.Uint64Var(&f.seed, "seed", 1, "workload seed")
-	fs.StringVar(&f.out, "out", "", "output folder (default results/<timestamp>-attack)")
+	fs.StringVar(&f.out, "out", "", "output folder: new, empty, or an earlier result's, whose outputs are replaced (default results/<timestamp>-attack)")
 	fs.BoolVar(&f.noReport, "no-report", false, "write result.json only")
 	fs.IntVar(&f.burstSize, "burst-size", 0, "burst workload: arrivals per burst")
-	fs.DurationVar(&f.burstEvery, "burst-every", 0, "burst workload: time between bursts")
-	fs.DurationVar(&f.on, "on", 0, "burst workload: on period (with -off)")
-	fs.DurationVar(&f.off, "off", 0, "burst workload: off period")
+	durationVar(fs, &f.burstEvery, "burst-every", 0, "burst workload: time between bursts")
+	durationVar(fs, &f.on, "on", 0, "burst workload: on period (with -off)")
+	durationVar(fs, &f.off, "off", 0, "burst workload: off period")
 }
 
 // config checks the flags and builds the attack's config; every error is
@@ -93,8 +95,12 @@ func (f *attackFlags) config() (httpload.Config, error) {
 		return httpload.Config{}, usagef("-rate %v must be a positive number (or 0 for a closed loop)", f.rate)
 	case f.rate == 0 && !f.connsSet:
 		return httpload.Config{}, usagef("-rate 0 (a closed loop, as fast as the server answers) needs -connections N, e.g. -connections 32")
-	case f.duration <= 0 && !strings.HasPrefix(f.workload, "replay:"):
+	case f.duration <= 0 && (!strings.HasPrefix(f.workload, "replay:") || f.durationSet):
 		return httpload.Config{}, usagef("-duration %v must be > 0", f.duration)
+	case f.maxKeys < 1:
+		return httpload.Config{}, usagef("-max-keys %d must be >= 1", f.maxKeys)
+	case !(f.maxArrivals >= 1) || math.IsInf(f.maxArrivals, 0):
+		return httpload.Config{}, usagef("-max-arrivals %v must be a number >= 1", f.maxArrivals)
 	case f.keys < 1:
 		return httpload.Config{}, usagef("-keys %d must be >= 1", f.keys)
 	case f.keys > 1 && f.keyHeader == "":
@@ -123,6 +129,9 @@ func (f *attackFlags) config() (httpload.Config, error) {
 	if cfg.Workload.RateEnd == 0 {
 		cfg.Workload.RateEnd = 3 * f.rate
 	}
+	if strings.HasPrefix(f.workload, "replay:") && !f.durationSet {
+		cfg.Workload.Duration = 0 // the whole trace
+	}
 	if f.body != "" {
 		b, err := os.ReadFile(f.body)
 		if err != nil {
@@ -142,30 +151,49 @@ func (e *env) attackCommand() *command {
 		if len(args) > 0 {
 			return usagef("unexpected argument %q", args[0])
 		}
-		c.fs.Visit(func(fl *flag.Flag) { f.connsSet = f.connsSet || fl.Name == "connections" })
+		f.connsSet, f.durationSet = isSet(c.fs, "connections"), isSet(c.fs, "duration")
 		cfg, err := f.config()
 		if err != nil {
 			return err
 		}
-		// Bad input, the workload's file and the server are checked
-		// before anything is written.
+		// Bad input, the server, the workload's file and its size are
+		// checked before anything is written (a closed loop's synthetic
+		// workload has no rate to bound).
 		if err := httpload.Check(ctx, cfg); err != nil {
 			return usageError{err}
+		}
+		if !f.closed() || strings.HasPrefix(f.workload, "replay:") {
+			spec := cfg.Workload
+			if spec.Name == "boundary" { // Check made sure the policy is given
+				spec.Limit, spec.Window = cfg.Policy.Limit, cfg.Policy.Window
+			}
+			info, _, err := inspect(ctx, &spec, bounds{maxKeys: f.maxKeys, maxArrivals: f.maxArrivals})
+			if err != nil {
+				return err
+			}
+			// A whole trace ends just after its last arrival: the
+			// sender stops there even if it falls behind.
+			cfg.Workload.Keys, cfg.Workload.Duration = spec.Keys, info.Span
+		}
+		out, err := prepareOut(f.out, "attack", runFolder)
+		if err != nil {
+			return err
 		}
 		if f.cpus > 0 {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(f.cpus))
 		}
-		return e.attack(ctx, cfg, outDir(f.out, "attack"), f.seed, f.noReport)
+		return e.attack(ctx, cfg, out, f.seed, f.noReport)
 	}
 	return c
 }
 
-// attack runs the attack, writes DIR/result.json (also after Ctrl-C, for
-// what ran) and the report, and prints the summary.
-func (e *env) attack(ctx context.Context, cfg httpload.Config, dir string, seed uint64, noReport bool) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
+// closed reports whether the attack is a closed loop, whose rate is the
+// server's: its workload's expected count means nothing then.
+func (f *attackFlags) closed() bool { return f.rate == 0 }
+
+// attack runs the attack, prints the summary table, then writes
+// result.json (also after Ctrl-C, for what ran) and the report into out.
+func (e *env) attack(ctx context.Context, cfg httpload.Config, out *outDir, seed uint64, noReport bool) error {
 	meta := bench.NewMeta("http", seed, e.args)
 	bars := newBars(e.stderr)
 	cfg.Progress = bars.progress()
@@ -175,6 +203,7 @@ func (e *env) attack(ctx context.Context, cfg httpload.Config, dir string, seed 
 	meta.ElapsedNS = int64(time.Since(start))
 	interrupted := errors.Is(err, context.Canceled)
 	if err != nil && !interrupted {
+		out.abandon()
 		return err
 	}
 	meta.Interrupted = interrupted
@@ -186,15 +215,16 @@ func (e *env) attack(ctx context.Context, cfg httpload.Config, dir string, seed 
 	w["name"] = cfg.Workload.Name
 	w["url"] = cfg.URL
 	r := &bench.Result{Meta: meta, Policy: bench.PolicyOf(res.Policy), Workload: w, Runs: []bench.Run{res.Run}}
-	if err := r.WriteFile(filepath.Join(dir, "result.json")); err != nil {
-		return err
-	}
-	if err := e.render(dir, r, noReport); err != nil {
+	if err := e.write(out, r, noReport); err != nil {
+		if interrupted {
+			return fmt.Errorf("%w: %w", errInterrupted, err)
+		}
 		return err
 	}
 	e.attackSummary(res)
 	if interrupted {
-		fmt.Fprintf(e.stderr, "interrupted: wrote what ran to %s\n", dir)
+		fmt.Fprintf(e.stderr, "interrupted: wrote what ran to %s\n", out.path)
+		return errInterrupted
 	}
 	return nil
 }

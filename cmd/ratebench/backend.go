@@ -22,28 +22,41 @@ type backendFlags struct {
 func (b *backendFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&b.backend, "backend", "memory", "where limiter state lives: memory, redis://HOST:PORT[/DB], rediss://..., redis+cluster://H1,H2,H3, sqlite://PATH")
 	fs.BoolVar(&b.failOpen, "fail-open", false, "when the backend fails, admit (and count the error) instead of rejecting")
-	fs.DurationVar(&b.timeout, "backend-timeout", bench.DefaultBackendTimeout, "per-decision timeout on a shared backend")
+	durationVar(fs, &b.timeout, "backend-timeout", bench.DefaultBackendTimeout, "per-decision timeout on a shared backend")
 	fs.StringVar(&b.redisTime, "redis-time", "arg", "Redis: time passed in (arg, exact and reproducible) or read from Redis TIME (server, live mode only)")
 }
 
-// targets builds the targets on the chosen backend. Bad values are usage
-// errors (exit 2); an unreachable backend is a plain error (exit 1).
-// Nothing is written before it returns.
-func (b *backendFlags) targets(names []string, p algorithms.Policy, keys, replicas int, live bool, workers int) ([]bench.Target, func() error, error) {
-	if b.redisTime != "arg" && b.redisTime != "server" {
-		return nil, nil, usagef("-redis-time %q: want arg or server", b.redisTime)
+// check checks the backend flags without connecting.
+func (b *backendFlags) check() error {
+	switch {
+	case b.redisTime != "arg" && b.redisTime != "server":
+		return usagef("-redis-time %q: want arg or server", b.redisTime)
+	case b.timeout <= 0:
+		return usagef("-backend-timeout %v must be > 0", b.timeout)
 	}
-	if b.timeout <= 0 {
-		return nil, nil, usagef("-backend-timeout %v must be > 0", b.timeout)
+	if _, err := bench.ParseBackend(b.backend); err != nil {
+		return usageError{err}
 	}
-	opts := bench.BackendOptions{Timeout: b.timeout, FailOpen: b.failOpen, ServerTime: b.redisTime == "server", Live: live, Workers: workers}
+	return nil
+}
+
+// targets builds the targets on the chosen backend, the in-memory ones
+// sized for keys keys within the bounds. Bad values are usage errors
+// (exit 2); an unreachable backend is a plain error (exit 1). Nothing is
+// written before it returns.
+func (b *backendFlags) targets(names []string, p algorithms.Policy, keys, replicas int, live bool, workers int, bd bounds) ([]bench.Target, func() error, error) {
+	if err := b.check(); err != nil {
+		return nil, nil, err
+	}
+	opts := bench.BackendOptions{Timeout: b.timeout, FailOpen: b.failOpen, ServerTime: b.redisTime == "server", Live: live, Workers: workers,
+		MaxKeys: bd.maxKeys, Lossy: bd.lossy}
 	targets, closeFn, err := bench.BackendTargets(names, p, keys, replicas, b.backend, opts)
 	switch {
 	case err == nil:
 		return targets, closeFn, nil
 	case errors.Is(err, algorithms.ErrBackend):
 		return nil, nil, fmt.Errorf("-backend %s: %w", b.backend, err)
-	default: // bad URL, unknown algorithm, invalid policy
+	default: // bad URL, unknown algorithm, invalid policy, too many keys
 		return nil, nil, usageError{err}
 	}
 }

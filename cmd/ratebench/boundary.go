@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -39,7 +40,7 @@ func (e *env) boundaryCommand() *command {
 	)
 	backend.register(c.fs)
 	c.fs.Int64Var(&limit, "limit", 100, "limit L per window")
-	c.fs.DurationVar(&window, "window", time.Second, "window W")
+	durationVar(c.fs, &window, "window", time.Second, "window W")
 	c.fs.Int64Var(&burst, "burst", 0, "burst B (default: L)")
 	c.fs.IntVar(&windows, "windows", 10, "length of the run in windows")
 	c.fs.StringVar(&algos, "algos", "", "comma-separated algorithms (default: every in-memory one)")
@@ -63,22 +64,34 @@ func (e *env) boundaryCommand() *command {
 		if algos != "" {
 			names = strings.Split(algos, ",")
 		}
-		targets, closeFn, err := backend.targets(names, p, 1, 1, false, 1)
+		if p.Window > math.MaxInt64/time.Duration(windows) {
+			return usagef("-windows %d of %v is too long a run", windows, p.Window)
+		}
+		spec := workload.Spec{Name: "boundary", Limit: p.Limit, Window: p.Window, Duration: time.Duration(windows) * p.Window, Keys: 1, Cost: 1, Rate: p.Rate()}
+		if err := backend.check(); err != nil {
+			return err
+		}
+		bd := bounds{maxKeys: 1, maxArrivals: defaultMaxArrivals}
+		info, _, err := inspect(ctx, &spec, bd)
 		if err != nil {
+			return err
+		}
+		o, err := prepareOut(out, "boundary", runFolder)
+		if err != nil {
+			return err
+		}
+		targets, closeFn, err := backend.targets(names, p, 1, 1, false, 1, bd)
+		if err != nil {
+			o.abandon()
 			return err
 		}
 		defer closeFn()
-		spec := workload.Spec{Name: "boundary", Limit: p.Limit, Window: p.Window, Duration: time.Duration(windows) * p.Window, Keys: 1, Cost: 1, Rate: p.Rate()}
-		if err := spec.Validate(); err != nil {
-			return usageError{err}
+		cfg := bench.Config{Policy: p, Workload: spec, Span: info.Span, Reference: bench.Reference(p, 1)}
+		res, err := e.execute(ctx, measured{eng: simEngine, cfg: cfg, targets: targets, out: o, noReport: noReport})
+		if res != nil && err == nil {
+			e.explain(res)
 		}
-		cfg := bench.Config{Policy: p, Workload: spec, Reference: bench.Reference(p, 1)}
-		res, err := e.execute(ctx, cfg, targets, outDir(out, "boundary"), 0, noReport)
-		if err != nil {
-			return err
-		}
-		e.explain(res)
-		return nil
+		return err
 	}
 	return c
 }

@@ -12,7 +12,7 @@ import (
 func (e *env) compareCommand() *command {
 	c := &command{name: "compare", summary: "render two run folders side by side with their differences (compare.html)",
 		fs: flag.NewFlagSet("compare", flag.ContinueOnError)}
-	out := c.fs.String("out", "", "output folder (default A/compare-<name of B>)")
+	out := c.fs.String("out", "", "output folder (default: compare-<A>-vs-<B> beside A)")
 	c.run = func(ctx context.Context, args []string) error {
 		dirs, err := positional(c.fs, args)
 		if err != nil {
@@ -33,21 +33,37 @@ func (e *env) compareCommand() *command {
 		if dir == "" {
 			dir = compareDir(dirs[0], dirs[1])
 		}
-		opts := report.CompareOptions{NameA: filepath.Clean(dirs[0]), NameB: filepath.Clean(dirs[1])}
-		if err := report.Compare(dir, a, b, opts); err != nil {
+		for _, in := range dirs {
+			if err := apart(in, dir); err != nil {
+				return err
+			}
+		}
+		o, err := prepareOut(dir, "", compareFolder)
+		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "compare: %s\n", filepath.Join(dir, report.CompareFile))
+		opts := report.CompareOptions{NameA: filepath.Clean(dirs[0]), NameB: filepath.Clean(dirs[1])}
+		if err := report.Compare(o.path, a, b, opts); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "compare: %s\n", filepath.Join(o.path, report.CompareFile))
 		return nil
 	}
 	return c
 }
 
-// compareDir is the default output of `compare A B`: A/compare-<name of B>.
+// compareDir is the default output of `compare A B`: compare-<A>-vs-<B>
+// in A's parent folder, beside the inputs rather than inside one.
 func compareDir(a, b string) string {
-	name := filepath.Base(filepath.Clean(b))
-	if abs, err := filepath.Abs(b); err == nil && (name == "." || name == ".." || name == string(filepath.Separator)) {
-		name = filepath.Base(abs)
+	absolute := func(p string) string {
+		p = filepath.Clean(p)
+		if base := filepath.Base(p); base == "." || base == ".." {
+			if abs, err := filepath.Abs(p); err == nil {
+				return abs
+			}
+		}
+		return p
 	}
-	return filepath.Join(a, "compare-"+name)
+	a, b = absolute(a), absolute(b)
+	return filepath.Join(filepath.Dir(a), "compare-"+filepath.Base(a)+"-vs-"+filepath.Base(b))
 }

@@ -30,12 +30,15 @@ func TestCompareCommand(t *testing.T) {
 		t.Error("compare.html lacks the difference of admitted for leaky-queue")
 	}
 
-	// Without -out: A/compare-<name of B>.
+	// Without -out: beside the inputs, not inside one.
 	if code, _, stderr := cli(t, "compare", a, b); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if _, err := os.Stat(filepath.Join(a, "compare-b", "compare.html")); err != nil {
+	if _, err := os.Stat(filepath.Join(base, "compare-a-vs-b", "compare.html")); err != nil {
 		t.Error(err)
+	}
+	if entries, _ := os.ReadDir(a); len(entries) != 1 {
+		t.Errorf("compare wrote into A: %v", entries)
 	}
 }
 

@@ -27,6 +27,27 @@ func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
+// errInterrupted is what a measuring command returns when a signal cut its
+// run short and it wrote what ran: main exits 128 + the signal's number,
+// as shells expect (130 for SIGINT, 143 for SIGTERM).
+var errInterrupted = errors.New("interrupted")
+
+// signalCause is the cause main cancels its context with.
+type signalCause struct{ sig syscall.Signal }
+
+func (s signalCause) Error() string { return "received " + s.sig.String() }
+
+// interruptedStatus is the exit status of a run that ctx's signal cut
+// short: 128 + the signal's number, or 130 when the cause is not a signal
+// (a test's cancel).
+func interruptedStatus(ctx context.Context) int {
+	var s signalCause
+	if errors.As(context.Cause(ctx), &s) {
+		return 128 + int(s.sig)
+	}
+	return 130
+}
+
 // command is one subcommand: its flags and what it does with the rest.
 type command struct {
 	name    string
@@ -59,8 +80,18 @@ func main() {
 	// go-redis logs "failed to dial" to stderr while a server is down, over
 	// the progress bars; the errors are counted in result.json instead.
 	redis.SetClientLog(io.Discard)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// The first signal stops the run, which then writes what ran; a
+		// second one is a user who will not wait for that.
+		first := (<-sigs).(syscall.Signal)
+		cancel(signalCause{first})
+		second := (<-sigs).(syscall.Signal)
+		fmt.Fprintf(os.Stderr, "ratebench: %v again: exiting without writing\n", second)
+		os.Exit(128 + int(second))
+	}()
 	e := &env{stdout: os.Stdout, stderr: os.Stderr, args: os.Args}
 	os.Exit(e.main(ctx, os.Args[1:]))
 }
@@ -91,8 +122,16 @@ func (e *env) main(ctx context.Context, args []string) int {
 			return 2
 		}
 		err := c.run(ctx, c.fs.Args())
-		if err == nil {
+		switch {
+		case err == nil:
 			return 0
+		case errors.Is(err, errInterrupted):
+			// The command said where it wrote what ran; a failure
+			// besides (e.g. writing it) comes wrapped.
+			if err != errInterrupted {
+				fmt.Fprintf(e.stderr, "ratebench %s: %v\n", c.name, err)
+			}
+			return interruptedStatus(ctx)
 		}
 		fmt.Fprintf(e.stderr, "ratebench %s: %v\n", c.name, err)
 		if errors.As(err, new(usageError)) {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/ratebench/ratebench/report"
 )
@@ -12,7 +13,7 @@ import (
 func (e *env) mergeCommand() *command {
 	c := &command{name: "merge", summary: "merge run folders made on several machines (sums, HDR merge) into -out and render it",
 		fs: flag.NewFlagSet("merge", flag.ContinueOnError)}
-	out := c.fs.String("out", "", "output folder (required; not one of the inputs)")
+	out := c.fs.String("out", "", "output folder (required; not one of the inputs, nor inside or above one)")
 	c.run = func(ctx context.Context, args []string) error {
 		dirs, err := positional(c.fs, args)
 		if err != nil {
@@ -26,8 +27,8 @@ func (e *env) mergeCommand() *command {
 		}
 		inputs := make([]report.Input, len(dirs))
 		for i, d := range dirs {
-			if samePath(d, *out) {
-				return usagef("-out %s is one of the inputs", *out)
+			if err := apart(d, *out); err != nil {
+				return err
 			}
 			res, err := readResult(d)
 			if err != nil {
@@ -40,20 +41,61 @@ func (e *env) mergeCommand() *command {
 			return usageError{err}
 		}
 		res.Meta.Args = e.args
-		if err := os.MkdirAll(*out, 0o755); err != nil {
+		o, err := prepareOut(*out, "", runFolder)
+		if err != nil {
 			return err
 		}
-		if err := res.WriteFile(filepath.Join(*out, "result.json")); err != nil {
-			return err
-		}
-		return e.render(*out, res, false)
+		return e.write(o, res, false)
 	}
 	return c
 }
 
-// samePath reports whether a and b name the same folder.
-func samePath(a, b string) bool {
-	aa, err1 := filepath.Abs(a)
-	bb, err2 := filepath.Abs(b)
-	return err1 == nil && err2 == nil && aa == bb
+// apart refuses an output folder that is the input folder in, inside it
+// or above it, however the two are written (symbolic links, "..", a
+// relative path): writing there would overwrite or mix with the input.
+func apart(in, out string) error {
+	a, err := resolve(in)
+	if err != nil {
+		return usagef("%s: %v", in, err)
+	}
+	b, err := resolve(out)
+	if err != nil {
+		return usagef("-out %s: %v", out, err)
+	}
+	switch {
+	case a == b:
+		return usagef("-out %s is the input %s", out, in)
+	case within(b, a):
+		return usagef("-out %s is inside the input %s", out, in)
+	case within(a, b):
+		return usagef("-out %s holds the input %s", out, in)
+	}
+	return nil
+}
+
+// resolve returns the absolute path of p with every symbolic link of its
+// longest existing prefix resolved; the part that does not exist yet is
+// appended as written.
+func resolve(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	rest := ""
+	for dir := abs; ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest), nil
+		} else if !os.IsNotExist(err) {
+			return "", err
+		}
+		if filepath.Dir(dir) == dir {
+			return abs, nil
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+	}
+}
+
+// within reports whether path p lies inside folder dir (both resolved).
+func within(p, dir string) bool {
+	return strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
 }

@@ -56,6 +56,11 @@ func TestMergeBadInput(t *testing.T) {
 	other.Policy.Limit = 20
 	c := writeResult(t, filepath.Join(base, "c"), other)
 	out := filepath.Join(base, "out")
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(a, link); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, base)
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -64,7 +69,11 @@ func TestMergeBadInput(t *testing.T) {
 		{[]string{"merge", a, filepath.Join(base, "none"), "-out", out}, "result.json"}, // no result
 		{[]string{"merge", a, a}, "-out"},                                               // no -out
 		{[]string{"merge", a, "-out", out}, "two"},                                      // one input
-		{[]string{"merge", a, c, "-out", a}, "inputs"},                                  // out is an input
+		{[]string{"merge", a, c, "-out", a}, "is the input"},                            // out is an input
+		{[]string{"merge", a, c, "-out", link}, "is the input"},                         // a link to an input
+		{[]string{"merge", a, c, "-out", filepath.Join(link, "x")}, "inside the input"}, // inside one, through a link
+		{[]string{"merge", a, c, "-out", base}, "holds the input"},                      // above one
+		{[]string{"merge", a, c, "-out", filepath.Join(a, "..", "a")}, "is the input"},  // the same, spelled otherwise
 	} {
 		code, _, stderr := cli(t, tc.args...)
 		if code != 2 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tc.want) {
@@ -72,6 +81,9 @@ func TestMergeBadInput(t *testing.T) {
 		}
 		if _, err := os.Stat(out); err == nil {
 			t.Fatalf("%q created %s", tc.args, out)
+		}
+		if after := snapshot(t, base); after != before {
+			t.Fatalf("%q changed the inputs:\n%s\nwant\n%s", tc.args, after, before)
 		}
 	}
 }

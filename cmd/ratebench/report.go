@@ -26,7 +26,7 @@ func (e *env) reportCommand() *command {
 		if err != nil {
 			return err
 		}
-		return e.render(dirs[0], res, false)
+		return e.render(dirs[0], res)
 	}
 	return c
 }

@@ -6,25 +6,35 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/workload"
 )
 
+// Defaults of the bounds every measuring command takes.
+const (
+	// defaultMaxKeys bounds the distinct keys of a run: each costs tens
+	// to hundreds of bytes per algorithm, in the limiter and the measures.
+	defaultMaxKeys = 1 << 20
+	// defaultMaxArrivals bounds the arrivals a run may expect: about a
+	// minute of the sim engine, and far more than a live run can send.
+	defaultMaxArrivals = 1e9
+)
+
 // runFlags are the flags of `ratebench run`.
 type runFlags struct {
-	algos, workload, mode, out, scenario            string
-	rate, rateEnd, zipfS                            float64
+	algos, workload, mode, out, scenario, onFull    string
+	rate, rateEnd, zipfS, maxArrivals               float64
 	limit, burst, cost                              int64
 	window, duration, burstEvery, on, off           time.Duration
 	keys, replicas, workers, maxInFlight, burstSize int
+	maxKeys                                         int
 	seed                                            uint64
-	noReport                                        bool
+	noReport, durationSet                           bool
 	backend                                         backendFlags
 }
 
@@ -35,24 +45,50 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.rateEnd, "rate-end", 0, "ramp: final rate (default: 3x the limit)")
 	fs.Float64Var(&f.zipfS, "zipf-s", 0, "zipf: exponent s > 1 (default 1.1)")
 	fs.Int64Var(&f.limit, "limit", 100, "limit L: cost units per window")
-	fs.DurationVar(&f.window, "window", time.Second, "window W")
+	durationVar(fs, &f.window, "window", time.Second, "window W")
 	fs.Int64Var(&f.burst, "burst", 0, "burst B (default: L)")
-	fs.Int64Var(&f.cost, "cost", 1, "cost of each arrival")
-	fs.DurationVar(&f.duration, "duration", 10*time.Second, "length of the run")
-	fs.IntVar(&f.keys, "keys", 1, "distinct keys, each limited on its own")
+	fs.Int64Var(&f.cost, "cost", 1, "cost of each arrival, >= 1")
+	durationVar(fs, &f.duration, "duration", 10*time.Second, "length of the run (replay: the whole trace unless given)")
+	fs.IntVar(&f.keys, "keys", 1, "distinct keys, each limited on its own (replay: the trace's own keys)")
+	fs.IntVar(&f.maxKeys, "max-keys", defaultMaxKeys, "most distinct keys a run may hold (-keys, or a trace's keys)")
+	fs.StringVar(&f.onFull, "on-full", "reject", "a workload with more keys than -max-keys: reject it (exit 2), or evict-lossy (the limiters hold -max-keys keys and forget keys with state to take new ones, counted as lossy)")
+	fs.Float64Var(&f.maxArrivals, "max-arrivals", defaultMaxArrivals, "refuse a run whose workload expects more arrivals than this")
 	fs.IntVar(&f.replicas, "replicas", 1, "app replicas the arrivals are spread over, each with its own limiter state")
 	fs.StringVar(&f.mode, "mode", "sim", "engine: sim (virtual time, deterministic) or live (real goroutines and clock, open loop)")
 	fs.IntVar(&f.workers, "workers", bench.DefaultWorkers(), fmt.Sprintf("live mode: goroutines calling the limiters, at most %d", bench.MaxWorkers))
 	fs.IntVar(&f.maxInFlight, "max-inflight", bench.DefaultMaxInFlight, "live mode: arrivals sent and not yet done above which new ones are dropped (and counted)")
 	f.backend.register(fs)
 	fs.Uint64Var(&f.seed, "seed", 1, "workload seed")
-	fs.StringVar(&f.out, "out", "", "output folder (default results/<timestamp>-<workload>)")
+	fs.StringVar(&f.out, "out", "", "output folder: new, empty, or an earlier result's, whose outputs are replaced (default results/<timestamp>-<workload>)")
 	fs.StringVar(&f.scenario, "scenario", "", "YAML or JSON matrix of workloads x algorithms x policies ('default': the built-in comparison)")
 	fs.IntVar(&f.burstSize, "burst-size", 0, "burst workload: arrivals per burst")
-	fs.DurationVar(&f.burstEvery, "burst-every", 0, "burst workload: time between bursts")
-	fs.DurationVar(&f.on, "on", 0, "burst workload: on period (with -off)")
-	fs.DurationVar(&f.off, "off", 0, "burst workload: off period")
+	durationVar(fs, &f.burstEvery, "burst-every", 0, "burst workload: time between bursts")
+	durationVar(fs, &f.on, "on", 0, "burst workload: on period (with -off)")
+	durationVar(fs, &f.off, "off", 0, "burst workload: off period")
 	fs.BoolVar(&f.noReport, "no-report", false, "write result.json only")
+}
+
+// bounds are the limits every measuring command checks a workload
+// against before it runs.
+type bounds struct {
+	maxKeys     int
+	lossy       bool
+	maxArrivals float64
+}
+
+// bounds checks -max-keys, -on-full and -max-arrivals.
+func (f *runFlags) bounds() (bounds, error) {
+	b := bounds{maxKeys: f.maxKeys, maxArrivals: f.maxArrivals}
+	switch {
+	case f.maxKeys < 1:
+		return b, usagef("-max-keys %d must be >= 1", f.maxKeys)
+	case f.onFull != "reject" && f.onFull != "evict-lossy":
+		return b, usagef("-on-full %q: want reject or evict-lossy", f.onFull)
+	case !(f.maxArrivals >= 1) || math.IsInf(f.maxArrivals, 0):
+		return b, usagef("-max-arrivals %v must be a number >= 1", f.maxArrivals)
+	}
+	b.lossy = f.onFull == "evict-lossy"
+	return b, nil
 }
 
 // policy validates the policy flags.
@@ -67,17 +103,19 @@ func (f *runFlags) policy() (algorithms.Policy, error) {
 	return p, nil
 }
 
-// spec builds and checks the workload, opening a replay file once so that
-// a missing one is an error before anything is written.
+// spec builds and checks the workload. A replay plays its whole trace
+// unless -duration was given.
 func (f *runFlags) spec(p algorithms.Policy) (workload.Spec, error) {
-	if math.IsNaN(f.rate) || math.IsInf(f.rate, 0) || f.rate < 0 {
+	replay := strings.HasPrefix(f.workload, "replay:")
+	switch {
+	case math.IsNaN(f.rate) || math.IsInf(f.rate, 0) || f.rate < 0:
 		return workload.Spec{}, usagef("-rate %v must be a positive number", f.rate)
-	}
-	if f.duration <= 0 && !strings.HasPrefix(f.workload, "replay:") {
+	case f.duration <= 0 && (!replay || f.durationSet):
 		return workload.Spec{}, usagef("-duration %v must be > 0", f.duration)
-	}
-	if f.keys < 1 {
+	case f.keys < 1:
 		return workload.Spec{}, usagef("-keys %d must be >= 1", f.keys)
+	case f.cost < 1:
+		return workload.Spec{}, usagef("-cost %d must be >= 1", f.cost)
 	}
 	rate := f.rate
 	if rate == 0 {
@@ -92,46 +130,125 @@ func (f *runFlags) spec(p algorithms.Policy) (workload.Spec, error) {
 		ZipfS: f.zipfS, Cost: f.cost, Seed: f.seed, BurstSize: f.burstSize, BurstEvery: f.burstEvery,
 		On: f.on, Off: f.off, Limit: p.Limit, Window: p.Window,
 	}
-	stream, err := workload.New(s)
-	if err != nil {
-		return s, usageError{err}
-	}
-	if c, ok := stream.(interface{ Close() error }); ok {
-		c.Close()
+	if replay && !f.durationSet {
+		s.Duration = 0
 	}
 	return s, nil
 }
 
-// plan turns the flags into an engine config and its targets, and the
-// function that releases the backend's clients.
-func (f *runFlags) plan() (bench.Config, []bench.Target, func() error, error) {
+// inspect reads what the workload holds (a trace: the whole file, once)
+// and checks it against the bounds: a bad trace row, too many keys or too
+// many arrivals are usage errors. For a trace, s.Keys becomes its own key
+// count. refKeys bounds the distinct keys, for the exact reference.
+func inspect(ctx context.Context, s *workload.Spec, b bounds) (info workload.Info, refKeys int, err error) {
+	replay := strings.HasPrefix(s.Name, "replay:")
+	info, err = workload.Inspect(ctx, *s, b.maxKeys)
+	switch {
+	case errors.Is(err, workload.ErrInvalid):
+		return info, 0, usageError{err}
+	case err != nil:
+		return info, 0, err
+	case info.Arrivals > b.maxArrivals:
+		return info, 0, usagef("the workload expects about %.4g arrivals, more than -max-arrivals %.4g: lower -rate or -duration, or raise -max-arrivals", info.Arrivals, b.maxArrivals)
+	case replay && info.KeysOver && !b.lossy:
+		return info, 0, usagef("%s has more than %d distinct keys, and -max-keys is %d: raise -max-keys, or choose -on-full evict-lossy", s.Name, b.maxKeys, b.maxKeys)
+	case !replay && s.Keys > b.maxKeys && !b.lossy:
+		return info, 0, usagef("-keys %d is more than -max-keys %d: raise -max-keys, or choose -on-full evict-lossy", s.Keys, b.maxKeys)
+	}
+	refKeys = info.Keys
+	if replay {
+		s.Keys = info.Keys
+		if info.KeysOver { // every key seen once at most: the arrivals bound them
+			refKeys = int(min(info.Arrivals, math.MaxInt32))
+		}
+	}
+	return info, refKeys, nil
+}
+
+// costWarnings says when the cost is more than an algorithm can ever admit
+// at once (B for buckets, L for windows), so that it rejects every
+// request: each algorithm is asked, on a fresh instance.
+func costWarnings(names []string, cost int64, p algorithms.Policy) []string {
+	if len(names) == 0 {
+		names = all.Names()
+	}
+	var over []string
+	for _, n := range names {
+		e, err := all.Lookup(strings.TrimSpace(n))
+		if err != nil {
+			continue // a backend's own algorithm: it answers the same way
+		}
+		l, err := e.New(p)
+		if err != nil {
+			continue
+		}
+		if d, err := l.Allow(0, "", cost); err == nil && !d.Allowed && d.RetryAfter == algorithms.Never {
+			over = append(over, e.Name)
+		}
+	}
+	if len(over) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("-cost %d is more than %s can ever admit at once (burst %d, limit %d): they will reject every request",
+		cost, strings.Join(over, ", "), p.Burst, p.Limit)}
+}
+
+// plan checks the flags, reads the workload and prepares the output
+// folder, then connects the targets: everything a run needs, with nothing
+// written unless it returns without an error.
+func (f *runFlags) plan(ctx context.Context) (measured, func() error, error) {
 	switch {
 	case f.mode != "sim" && f.mode != "live":
-		return bench.Config{}, nil, nil, usagef("-mode %q: want sim or live", f.mode)
+		return measured{}, nil, usagef("-mode %q: want sim or live", f.mode)
 	case f.replicas < 1:
-		return bench.Config{}, nil, nil, usagef("-replicas %d must be >= 1", f.replicas)
+		return measured{}, nil, usagef("-replicas %d must be >= 1", f.replicas)
 	case f.workers < 1 || f.workers > bench.MaxWorkers:
-		return bench.Config{}, nil, nil, usagef("-workers %d must be between 1 and %d", f.workers, bench.MaxWorkers)
+		return measured{}, nil, usagef("-workers %d must be between 1 and %d", f.workers, bench.MaxWorkers)
 	case f.maxInFlight < 1:
-		return bench.Config{}, nil, nil, usagef("-max-inflight %d must be >= 1", f.maxInFlight)
+		return measured{}, nil, usagef("-max-inflight %d must be >= 1", f.maxInFlight)
+	}
+	b, err := f.bounds()
+	if err != nil {
+		return measured{}, nil, err
 	}
 	p, err := f.policy()
 	if err != nil {
-		return bench.Config{}, nil, nil, err
+		return measured{}, nil, err
 	}
 	s, err := f.spec(p)
 	if err != nil {
-		return bench.Config{}, nil, nil, err
+		return measured{}, nil, err
+	}
+	if err := f.backend.check(); err != nil {
+		return measured{}, nil, err
+	}
+	info, refKeys, err := inspect(ctx, &s, b)
+	if err != nil {
+		return measured{}, nil, err
 	}
 	var names []string
 	if f.algos != "" {
 		names = strings.Split(f.algos, ",")
 	}
-	targets, closeFn, err := f.backend.targets(names, p, f.keys, f.replicas, f.mode == "live", f.workers)
+	out, err := prepareOut(f.out, f.workload, runFolder)
 	if err != nil {
-		return bench.Config{}, nil, nil, err
+		return measured{}, nil, err
 	}
-	return bench.Config{Policy: p, Workload: s, Reference: bench.Reference(p, f.keys)}, targets, closeFn, nil
+	targets, closeFn, err := f.backend.targets(names, p, s.Keys, f.replicas, f.mode == "live", f.workers, b)
+	if err != nil {
+		out.abandon()
+		return measured{}, nil, err
+	}
+	m := measured{
+		eng:      f.engine(),
+		cfg:      bench.Config{Policy: p, Workload: s, Span: info.Span, Reference: bench.Reference(p, refKeys)},
+		targets:  targets,
+		out:      out,
+		seed:     f.seed,
+		noReport: f.noReport,
+		warnings: costWarnings(names, f.cost, p),
+	}
+	return m, closeFn, nil
 }
 
 func (e *env) runCommand() *command {
@@ -142,125 +259,56 @@ func (e *env) runCommand() *command {
 		if len(args) > 0 {
 			return usagef("unexpected argument %q", args[0])
 		}
+		f.durationSet = isSet(c.fs, "duration")
 		if f.scenario != "" {
 			if f.mode != "sim" {
 				return usagef("-scenario runs in sim mode only; drop -mode %s", f.mode)
 			}
-			return e.runScenario(ctx, f.scenario, f.out, f.noReport)
+			b, err := f.bounds()
+			if err != nil {
+				return err
+			}
+			return e.runScenario(ctx, f.scenario, f.out, f.noReport, b)
 		}
-		cfg, targets, closeFn, err := f.plan()
+		m, closeFn, err := f.plan(ctx)
 		if err != nil {
 			return err
 		}
 		defer closeFn()
-		_, err = e.executeWith(ctx, f.engine(), cfg, targets, outDir(f.out, f.workload), f.seed, f.noReport)
+		_, err = e.execute(ctx, m)
 		return err
 	}
 	return c
-}
-
-// outDir is dir, or results/<timestamp>-<name> with a file-safe name.
-func outDir(dir, name string) string {
-	if dir != "" {
-		return dir
-	}
-	name = strings.Map(func(r rune) rune {
-		if r == '/' || r == ':' || r == '\\' || r == '.' {
-			return '-'
-		}
-		return r
-	}, filepath.Base(name))
-	return filepath.Join("results", time.Now().Format("20060102-150405")+"-"+name)
 }
 
 // engine is how execute runs the targets: the sim or the live engine.
 type engine struct {
 	mode string
 	run  func(context.Context, bench.Config, []bench.Target) ([]bench.Run, error)
+	// wall, when set, is how long a live run is expected to take.
+	wall func(bench.Config, []bench.Target) time.Duration
 }
+
+// simEngine is the engine of sim mode.
+var simEngine = engine{mode: "sim", run: bench.Simulate}
 
 // engine returns the engine the flags ask for.
 func (f *runFlags) engine() engine {
 	if f.mode != "live" {
-		return engine{"sim", bench.Simulate}
+		return simEngine
 	}
-	workers, maxInFlight := f.workers, f.maxInFlight
-	return engine{"live", func(ctx context.Context, cfg bench.Config, targets []bench.Target) ([]bench.Run, error) {
-		return bench.Live(ctx, bench.LiveConfig{Config: cfg, Workers: workers, MaxInFlight: maxInFlight}, targets)
-	}}
-}
-
-// execute runs the sim engine, writes DIR/result.json (also after Ctrl-C,
-// for what ran) and prints the summary table.
-func (e *env) execute(ctx context.Context, cfg bench.Config, targets []bench.Target, dir string, seed uint64, noReport bool) (*bench.Result, error) {
-	return e.executeWith(ctx, engine{"sim", bench.Simulate}, cfg, targets, dir, seed, noReport)
-}
-
-// executeWith is execute on the given engine; a live run's warnings go to
-// stderr and to meta.warnings.
-func (e *env) executeWith(ctx context.Context, eng engine, cfg bench.Config, targets []bench.Target, dir string, seed uint64, noReport bool) (*bench.Result, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	meta := bench.NewMeta(eng.mode, seed, e.args)
-	bars := newBars(e.stderr)
-	cfg.Progress = bars.progress()
-	start := time.Now()
-	runs, err := eng.run(ctx, cfg, targets)
-	bars.wait()
-	meta.ElapsedNS = int64(time.Since(start))
-	interrupted := errors.Is(err, context.Canceled)
-	if err != nil && !interrupted {
-		return nil, err
-	}
-	meta.Interrupted = interrupted
-	meta.Warnings = bench.LiveWarnings(runs)
-	for _, w := range meta.Warnings {
-		fmt.Fprintf(e.stderr, "warning: %s\n", w)
-	}
-	res := bench.NewResult(meta, cfg, runs)
-	if err := res.WriteFile(filepath.Join(dir, "result.json")); err != nil {
-		return nil, err
-	}
-	if err := e.render(dir, res, noReport); err != nil {
-		return res, err
-	}
-	e.liveSummary(runs)
-	if interrupted {
-		fmt.Fprintf(e.stderr, "interrupted: wrote what ran to %s\n", dir)
-	}
-	return res, nil
-}
-
-// liveSummary prints, for live runs, what the table does not show: the
-// rates, drops and lateness of the sender, latency beside service time,
-// and what the harness itself costs.
-func (e *env) liveSummary(runs []bench.Run) {
-	ns := func(v int64) time.Duration { // three or four significant digits
-		d := time.Duration(v)
-		switch {
-		case d >= time.Second:
-			return d.Round(time.Millisecond)
-		case d >= time.Millisecond:
-			return d.Round(time.Microsecond)
-		case d >= time.Microsecond:
-			return d.Round(10 * time.Nanosecond)
-		}
-		return d
-	}
-	var cal *bench.Calibration
-	for _, r := range runs {
-		l := r.Live
-		if l == nil {
-			continue
-		}
-		cal = l.Calibration
-		fmt.Fprintf(e.stdout, "%s: sent %.0f/s of %.0f/s offered, %d dropped, %.2f%% late; latency p50 %v p99 %v; service p50 %v p99 %v\n",
-			r.Algorithm, l.AchievedRatePerS, l.OfferedRatePerS, l.Dropped, l.LatePct,
-			ns(r.Latency.P50), ns(r.Latency.P99), ns(l.Service.P50), ns(l.Service.P99))
-	}
-	if cal != nil {
-		fmt.Fprintf(e.stdout, "harness: %.0fns per decision (median; mean %.0fns; a clock read costs %.0fns here, a decision takes two); a no-op limiter's latency p50 %v p99 %v, service p50 %v\n",
-			cal.OverheadNS, cal.OverheadMeanNS, cal.ClockReadNS, ns(cal.Latency.P50), ns(cal.Latency.P99), ns(cal.Service.P50))
+	cfg := bench.LiveConfig{Workers: f.workers, MaxInFlight: f.maxInFlight}
+	return engine{
+		mode: "live",
+		run: func(ctx context.Context, c bench.Config, targets []bench.Target) ([]bench.Run, error) {
+			lc := cfg
+			lc.Config = c
+			return bench.Live(ctx, lc, targets)
+		},
+		wall: func(c bench.Config, targets []bench.Target) time.Duration {
+			lc := cfg
+			lc.Config = c
+			return bench.LiveWallTime(lc, targets)
+		},
 	}
 }

@@ -7,7 +7,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -85,8 +87,8 @@ func TestLiveBadFlags(t *testing.T) {
 }
 
 // TestLiveInterrupt: a cancelled context (what main makes of Ctrl-C)
-// stops a live run within a second and still writes result.json and the
-// report for what ran.
+// stops a live run within a second, still writes result.json and the
+// report for what ran, and exits 130.
 func TestLiveInterrupt(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "cut")
@@ -97,7 +99,7 @@ func TestLiveInterrupt(t *testing.T) {
 	time.AfterFunc(after, cancel)
 	start := time.Now()
 	code := e.main(ctx, []string{"run", "-mode", "live", "-algos", "gcra,uber", "-rate", "2000", "-duration", "1h", "-out", out})
-	if code != 0 {
+	if code != 130 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	res, err := bench.ReadFile(filepath.Join(out, "result.json"))
@@ -119,11 +121,13 @@ func TestLiveInterrupt(t *testing.T) {
 	t.Logf("interrupted after %v, command returned after %v", after, time.Since(start))
 }
 
-// TestLiveInterruptSignal sends os.Interrupt to a built ratebench: the
-// signal wiring of main, end to end.
+// TestLiveInterruptSignal sends SIGINT, then SIGTERM, to a built
+// ratebench: the signal wiring of main, end to end. Each stops the run
+// within a second, writes what ran and exits 128 + the signal's number, as
+// shells expect.
 func TestLiveInterruptSignal(t *testing.T) {
 	if runtime.GOOS == "windows" {
-		t.Skip("no os.Interrupt to send on Windows")
+		t.Skip("no SIGINT or SIGTERM to send on Windows")
 	}
 	goTool, err := exec.LookPath(filepath.Join(runtime.GOROOT(), "bin", "go"))
 	if err != nil {
@@ -134,38 +138,45 @@ func TestLiveInterruptSignal(t *testing.T) {
 	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	out := filepath.Join(dir, "cut")
-	cmd := exec.Command(bin, "run", "-mode", "live", "-algos", "gcra", "-rate", "1000", "-duration", "1h", "-no-report", "-out", out)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(500 * time.Millisecond)
-	sent := time.Now()
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("%v: %s", err, stderr.String())
-		}
-	case <-time.After(10 * time.Second):
-		_ = cmd.Process.Kill()
-		t.Fatal("still running 10s after os.Interrupt")
-	}
-	if took := time.Since(sent); took > time.Second {
-		t.Errorf("exited %v after os.Interrupt, want within 1s", took)
-	}
-	res, err := bench.ReadFile(filepath.Join(out, "result.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !res.Meta.Interrupted || res.Runs[0].Offered == 0 {
-		t.Errorf("interrupted %v, offered %d", res.Meta.Interrupted, res.Runs[0].Offered)
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		code int
+	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}} {
+		t.Run(tc.sig.String(), func(t *testing.T) {
+			out := filepath.Join(dir, "cut-"+strconv.Itoa(int(tc.sig)))
+			cmd := exec.Command(bin, "run", "-mode", "live", "-algos", "gcra", "-rate", "1000", "-duration", "1h", "-no-report", "-out", out)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(500 * time.Millisecond) // a real process: let the run start
+			sent := time.Now()
+			if err := cmd.Process.Signal(tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				_ = cmd.Process.Kill()
+				t.Fatalf("still running 10s after %v", tc.sig)
+			}
+			if took := time.Since(sent); took > time.Second {
+				t.Errorf("exited %v after %v, want within 1s", took, tc.sig)
+			}
+			if got := cmd.ProcessState.ExitCode(); got != tc.code {
+				t.Errorf("exit %d after %v, want %d: %s", got, tc.sig, tc.code, stderr.String())
+			}
+			res, err := bench.ReadFile(filepath.Join(out, "result.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Meta.Interrupted || res.Runs[0].Offered == 0 {
+				t.Errorf("interrupted %v, offered %d", res.Meta.Interrupted, res.Runs[0].Offered)
+			}
+		})
 	}
 }
 
