@@ -344,10 +344,11 @@ func (l *Limiter) allowNew(s *shard, h uint64, now time.Duration, key string, co
 	if i, ok := l.find(s, h, key); ok {
 		return l.decide(s, i, now, cost)
 	}
-	evict := false
+	evict, lossy := false, false
 	if len(s.free) == 0 && s.used == s.cap {
-		at := l.settle(s)
-		if at > int64(now) && l.onFull == Reject {
+		at := l.settle(s, int64(now))
+		lossy = at > int64(now)
+		if lossy && l.onFull == Reject {
 			l.tableFull.Add(1)
 			return refusal(at, now), nil
 		}
@@ -363,7 +364,7 @@ func (l *Limiter) allowNew(s *shard, h uint64, now time.Duration, key string, co
 		}
 		if d.Allowed {
 			w := s.scratch.Load()
-			i := l.insert(s, h, strings.Clone(key), int64(l.rule.FullAt(w)), evict, now)
+			i := l.insert(s, h, strings.Clone(key), int64(l.rule.FullAt(w)), evict, lossy)
 			l.slot(s, i).word.Store(w)
 		}
 		return d, nil
@@ -379,7 +380,7 @@ func (l *Limiter) allowNew(s *shard, h uint64, now time.Duration, key string, co
 	}
 	if d.Allowed {
 		at := l.resetAt(now, d)
-		i := l.insert(s, h, stored, at, evict, now)
+		i := l.insert(s, h, stored, at, evict, lossy)
 		l.slot(s, i).word.Store(at)
 		s.lims[i>>l.chunkBits][i&l.chunkMask] = lim
 	}

@@ -4,7 +4,6 @@ import (
 	"hash/maphash"
 	"sync"
 	"sync/atomic"
-	"time"
 	"unsafe"
 
 	"github.com/ratebench/ratebench/algorithms"
@@ -91,16 +90,16 @@ func (l *Limiter) find(s *shard, h uint64, key string) (uint32, bool) {
 
 // insert stores key (already copied), whose state is as good as new from
 // at, in a slot and indexes it: a freed slot, a new one, or, with evict,
-// the slot of the top of the heap, whose key it drops (counting the
-// eviction, lossy when that key was not as good as new at now). The caller
-// holds s.mu for writing, has made the heap's top up to date (settle) when
-// evict is set, and sets the slot's word (and limiter).
-func (l *Limiter) insert(s *shard, h uint64, key string, at int64, evict bool, now time.Duration) uint32 {
+// the slot of the top of the heap (found by settle), whose key it drops,
+// counting the eviction, and counting it lossy when told that key was not
+// as good as new. The caller holds s.mu for writing and sets the slot's
+// word (and limiter).
+func (l *Limiter) insert(s *shard, h uint64, key string, at int64, evict, lossy bool) uint32 {
 	var i uint32
 	switch {
 	case evict:
 		i = s.heap.slot[0]
-		if s.heap.at[0] > int64(now) {
+		if lossy {
 			l.lossy.Add(1)
 		}
 		l.evictions.Add(1)
@@ -202,14 +201,16 @@ func (l *Limiter) fullAt(s *shard, i uint32) int64 {
 	return w
 }
 
-// settle brings the top of s's heap up to date and returns its instant:
-// while the top's key has moved later than recorded, it records the new
-// instant and moves the slot down. Then the top holds the earliest instant
-// from which a key of s is as good as new: the first instant a slot can be
-// freed without loss. Every other key's instant is at least its recorded
-// one, which is at least the top's. The heap is not empty; the caller
-// holds s.mu for writing.
-func (l *Limiter) settle(s *shard) int64 {
+// settle finds the key of s to forget first and returns the instant from
+// which it is as good as new, leaving it at the top of the heap. It looks
+// at the top: if its key is as good as new at now, that is the one (its
+// record, a lower bound, stays as it is); if its key has moved later than
+// recorded, it records the new instant, moves the slot down and looks
+// again. Otherwise the top is up to date and later than now, and every
+// other key's instant is at least its recorded one, which is at least the
+// top's: the top's is the first instant a slot of s can be freed without
+// loss. The heap is not empty; the caller holds s.mu for writing.
+func (l *Limiter) settle(s *shard, now int64) int64 {
 	h := &s.heap
 	for {
 		at := l.fullAt(s, h.slot[0])
@@ -217,6 +218,9 @@ func (l *Limiter) settle(s *shard) int64 {
 			// Equal, unless a WordRule broke its contract and moved back:
 			// a smaller top keeps the heap ordered.
 			h.at[0] = at
+			return at
+		}
+		if at <= now {
 			return at
 		}
 		h.at[0] = at
@@ -231,8 +235,8 @@ func (l *Limiter) sweep(s *shard, now int64) int {
 	n := 0
 	for len(h.at) > 0 && h.at[0] <= now {
 		i := h.slot[0]
-		if at := l.fullAt(s, i); at > h.at[0] {
-			h.at[0] = at
+		if at := l.fullAt(s, i); at > now {
+			h.at[0] = at // later than recorded, since recorded <= now
 			h.down(0)
 			continue
 		}
