@@ -20,9 +20,39 @@ import (
 	"github.com/ratebench/ratebench/bench"
 )
 
-// shutdownGrace bounds how long serve waits for requests in progress after
-// SIGINT or SIGTERM before it closes their connections (and exits 1).
-const shutdownGrace = 5 * time.Second
+// serveTimeouts bound how long serve's connections may take, and how long
+// it waits for requests in progress when it stops. No flag sets them; tests
+// shorten them.
+type serveTimeouts struct {
+	readHeader time.Duration // to read a request's headers
+	// read bounds reading a whole request, body included, from its first
+	// byte (http.Server.ReadTimeout): a body trickled byte by byte would
+	// otherwise hold the connection while net/http drains it after the
+	// handler. net/http clears the read deadline once the body is read, so
+	// a shaper's delay does not count against it for a request without
+	// one (the demo handler reads no body).
+	read time.Duration
+	// write bounds writing a response, from when the middleware answers:
+	// after a shaper's delay, not from the end of the headers as
+	// http.Server.WriteTimeout alone would (see httplimit.Config). A client
+	// that pipelines requests and never reads its responses fills the
+	// socket buffers and is cut after it.
+	write time.Duration
+	idle  time.Duration // between requests on a kept-alive connection
+	// grace is how long serve waits after SIGINT or SIGTERM for requests
+	// in progress before it closes their connections.
+	grace time.Duration
+}
+
+// defaultServeTimeouts are serve's timeouts. The demo's responses are a
+// few hundred bytes, which a client that reads takes in well under write.
+var defaultServeTimeouts = serveTimeouts{
+	readHeader: 10 * time.Second,
+	read:       30 * time.Second,
+	write:      10 * time.Second,
+	idle:       2 * time.Minute,
+	grace:      5 * time.Second,
+}
 
 // serveFlags are the flags of `ratebench serve`.
 type serveFlags struct {
@@ -32,9 +62,11 @@ type serveFlags struct {
 	limit, burst                                int64
 	window                                      time.Duration
 	legacy                                      bool
+	timeouts                                    serveTimeouts
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet) {
+	f.timeouts = defaultServeTimeouts
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "listen on HOST:PORT (port 0: any free port; the log's first line names it)")
 	fs.StringVar(&f.algo, "algo", "gcra", "algorithm limiting each key (see ratebench list)")
 	fs.Int64Var(&f.limit, "limit", 100, "limit L: requests per window, per key")
@@ -76,7 +108,7 @@ func (f *serveFlags) middleware() (*httplimit.Middleware, func() error, error) {
 	}
 	mw, err := httplimit.New(httplimit.Config{
 		Policy: p, Limiter: lim, Key: keyFn, TrustedProxies: trusted, ProxyHeader: f.proxyHeader,
-		LegacyHeaders: f.legacy, FailOpen: f.failOpen,
+		LegacyHeaders: f.legacy, FailOpen: f.failOpen, WriteTimeout: f.timeouts.write,
 	})
 	if err != nil {
 		_ = closeFn()
@@ -200,26 +232,38 @@ func okHandler(w http.ResponseWriter, _ *http.Request) {
 }
 
 // serve serves on ln until ctx is done, logging once a second, then shuts
-// down gracefully and prints the totals.
+// down gracefully and prints the totals. Stopping is its normal end: it
+// returns nil even when it had to cut connections still busy after the
+// grace (f.timeouts), and an error only if the server failed.
 func (e *env) serve(ctx context.Context, ln net.Listener, mw *httplimit.Middleware, f *serveFlags) error {
+	t := f.timeouts
 	srv := &http.Server{
 		Handler:           mw.Wrap(http.HandlerFunc(okHandler)),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          log.New(e.stderr, "serve: ", 0),
+		ReadHeaderTimeout: t.readHeader,
+		ReadTimeout:       t.read,
+		// The same as the middleware's (mw was built with it): this one
+		// covers what the middleware does not answer, and is reset at each
+		// request; the middleware's is set again after a shaper's delay.
+		WriteTimeout: t.write,
+		IdleTimeout:  t.idle,
+		ErrorLog:     log.New(e.stderr, "serve: ", 0),
 	}
 	start := time.Now()
 	fmt.Fprintf(e.stderr, "listening on http://%s (%s on %s, limit %d per %v per key)\n", ln.Addr(), f.algo, f.display, f.limit, f.window)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	err := e.logEverySecond(ctx, mw, served)
-	shutdown, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	shutdown, cancel := context.WithTimeout(context.Background(), t.grace)
 	defer cancel()
-	if serr := srv.Shutdown(shutdown); serr != nil {
-		_ = srv.Close() // requests still running after the grace: cut them
-		if err == nil {
-			err = fmt.Errorf("shutdown: %w", serr)
-		}
+	switch serr := srv.Shutdown(shutdown); {
+	case errors.Is(serr, context.DeadlineExceeded):
+		// Connections still busy after the grace: a client not reading its
+		// responses (until the write timeout cuts it), requests a shaper
+		// still holds. Cutting them is part of stopping, not a failure.
+		_ = srv.Close()
+		fmt.Fprintf(e.stderr, "shutdown: closed the connections still busy after %v\n", t.grace)
+	case serr != nil && err == nil:
+		err = fmt.Errorf("shutdown: %w", serr) // closing the listener failed
 	}
 	s := mw.Stats()
 	fmt.Fprintf(e.stdout, "totals: admitted %d rejected %d errors %d bad_keys %d in %v\n",

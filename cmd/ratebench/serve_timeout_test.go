@@ -1,0 +1,294 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// The tests here run serve's own function, e.serve, on a listener the
+// test wraps, so that they can shorten its timeouts and watch what the
+// server does to its connections. Everything stays on 127.0.0.1.
+
+// watchedConn is a server-side connection that reports its writes and its
+// closing to the test.
+type watchedConn struct {
+	net.Conn
+	writing  atomic.Int32  // writes begun and not yet returned
+	progress chan struct{} // a write returned (best effort, never blocks)
+	mu       sync.Mutex
+	werr     error // the first write error
+	once     sync.Once
+	closed   chan struct{} // closed by Close
+}
+
+func (c *watchedConn) Write(p []byte) (int, error) {
+	c.writing.Add(1)
+	n, err := c.Conn.Write(p)
+	c.writing.Add(-1)
+	if err != nil {
+		c.mu.Lock()
+		if c.werr == nil {
+			c.werr = err
+		}
+		c.mu.Unlock()
+	}
+	select {
+	case c.progress <- struct{}{}:
+	default:
+	}
+	return n, err
+}
+
+func (c *watchedConn) Close() error {
+	c.once.Do(func() { close(c.closed) })
+	return c.Conn.Close()
+}
+
+func (c *watchedConn) writeErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.werr
+}
+
+// watchedListener hands out watchedConns on conns, with a small send
+// buffer so that a client that does not read blocks the server soon.
+type watchedListener struct {
+	net.Listener
+	conns chan *watchedConn
+}
+
+func (l *watchedListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetWriteBuffer(4096)
+	}
+	w := &watchedConn{Conn: c, progress: make(chan struct{}, 1), closed: make(chan struct{})}
+	select {
+	case l.conns <- w:
+	default: // the test watches the first few only
+	}
+	return w, nil
+}
+
+// directServe is e.serve running on a watched listener.
+type directServe struct {
+	ln             *watchedListener
+	stdout, stderr *syncBuffer
+	cancel         context.CancelFunc
+	done           chan error // e.serve's result
+}
+
+// serveDirect parses args as serve's flags, lets tune change the timeouts,
+// builds the middleware and runs e.serve on 127.0.0.1:0 until the test
+// cancels it (or ends).
+func serveDirect(t *testing.T, tune func(*serveTimeouts), args ...string) *directServe {
+	t.Helper()
+	var f serveFlags
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	f.register(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	tune(&f.timeouts)
+	mw, closeFn, err := f.middleware()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = closeFn() })
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	d := &directServe{ln: &watchedListener{Listener: inner, conns: make(chan *watchedConn, 4)},
+		stdout: &syncBuffer{}, stderr: &syncBuffer{}, cancel: cancel, done: make(chan error, 1)}
+	e := &env{stdout: d.stdout, stderr: d.stderr}
+	go func() { d.done <- e.serve(ctx, d.ln, mw, &f) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-d.done:
+		case <-time.After(10 * time.Second):
+			t.Error("serve still running 10s after the test ended")
+		}
+	})
+	return d
+}
+
+// stop cancels serve's context and waits at most limit for e.serve to
+// return; it returns how long that took and e.serve's result.
+func (d *directServe) stop(t *testing.T, limit time.Duration) (time.Duration, error) {
+	t.Helper()
+	start := time.Now()
+	d.cancel()
+	select {
+	case err := <-d.done:
+		d.done <- err // for the cleanup
+		return time.Since(start), err
+	case <-time.After(limit):
+		t.Fatalf("serve still running %v after its context was cancelled; stderr %q", limit, d.stderr.String())
+	}
+	return 0, nil
+}
+
+// stuckReader connects to d, pipelines requests until its writes fail and
+// never reads a response. It returns the server's side of the connection.
+func stuckReader(t *testing.T, d *directServe) *watchedConn {
+	t.Helper()
+	c, err := net.Dial("tcp", d.ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetReadBuffer(4096)
+	}
+	batch := []byte(strings.Repeat("GET /flood HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 100))
+	go func() {
+		// Blocks once the server stops reading; returns when the server
+		// cuts the connection or the test closes it.
+		for {
+			if _, err := c.Write(batch); err != nil {
+				return
+			}
+		}
+	}()
+	select {
+	case sc := <-d.ln.conns:
+		return sc
+	case <-time.After(5 * time.Second):
+		t.Fatal("the server did not accept the connection")
+	}
+	return nil
+}
+
+// TestServeWriteTimeoutCutsStuckReader: a client that pipelines requests
+// and never reads fills the socket buffers; the server's write then fails
+// at the write timeout and the connection is closed, and stopping serve
+// afterwards is quick and clean.
+func TestServeWriteTimeoutCutsStuckReader(t *testing.T) {
+	d := serveDirect(t, func(to *serveTimeouts) {
+		to.write, to.grace = 200*time.Millisecond, 5*time.Second
+	}, "-limit", "1", "-window", "1h")
+	sc := stuckReader(t, d)
+	select {
+	case <-sc.closed:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the server still holds the connection of a client that does not read, 10s on (write timeout 200ms); %d writes in progress",
+			sc.writing.Load())
+	}
+	if err := sc.writeErr(); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("the server's write failed with %v, want the write deadline", err)
+	}
+	took, err := d.stop(t, 5*time.Second)
+	if err != nil {
+		t.Errorf("serve returned %v, want nil", err)
+	}
+	if took > 2*time.Second {
+		t.Errorf("serve took %v to stop with no connection busy", took)
+	}
+	if !strings.Contains(d.stdout.String(), "totals: admitted 1 ") {
+		t.Errorf("totals %q: want admitted 1", d.stdout.String())
+	}
+}
+
+// TestServeShutdownCutsStuckConnection: stopping serve while a client that
+// does not read holds a connection (the write timeout far away) waits the
+// grace, closes the connection and returns nil: stopping is serve's normal
+// end.
+func TestServeShutdownCutsStuckConnection(t *testing.T) {
+	const grace = 300 * time.Millisecond
+	d := serveDirect(t, func(to *serveTimeouts) {
+		to.write, to.grace = time.Hour, grace
+	}, "-limit", "1", "-window", "1h")
+	sc := stuckReader(t, d)
+	// Stuck: a write in progress and none returned for 300ms.
+	giveUp := time.After(10 * time.Second)
+	for stuck := false; !stuck; {
+		select {
+		case <-sc.progress:
+		case <-time.After(300 * time.Millisecond):
+			stuck = sc.writing.Load() > 0
+		case <-giveUp:
+			t.Fatal("the server's writes never blocked on a client that does not read")
+		}
+	}
+	took, err := d.stop(t, grace+5*time.Second)
+	if err != nil {
+		t.Errorf("serve returned %v, want nil", err)
+	}
+	if took < grace {
+		t.Errorf("serve stopped after %v, before its grace %v: the connection was not busy", took, grace)
+	}
+	select {
+	case <-sc.closed:
+	default:
+		t.Error("serve returned with the stuck connection open")
+	}
+	if err := sc.writeErr(); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("the stuck write ended with %v, want the connection closed under it", err)
+	}
+	if !strings.Contains(d.stderr.String(), "closed the connections still busy after 300ms") {
+		t.Errorf("stderr %q does not say connections were cut", d.stderr.String())
+	}
+}
+
+// TestServeShaperDelayOutlastsWriteTimeout: requests a leaky queue holds
+// for longer than the write and read timeouts are still served: the write
+// deadline is set after the delay.
+func TestServeShaperDelayOutlastsWriteTimeout(t *testing.T) {
+	// T = W/L = 250ms: three requests at once are served after about 0,
+	// 250 and 500ms, the last two past the 100ms write timeout.
+	d := serveDirect(t, func(to *serveTimeouts) {
+		to.write, to.read = 100*time.Millisecond, 100*time.Millisecond
+	}, "-algo", "leaky-queue", "-limit", "4", "-window", "1s", "-burst", "3")
+	url := "http://" + d.ln.Addr().String() + "/"
+	type result struct {
+		status int
+		took   time.Duration
+		err    error
+	}
+	results := make(chan result, 3)
+	for range 3 {
+		go func() {
+			start := time.Now()
+			resp, err := http.Get(url)
+			if err != nil {
+				results <- result{err: err}
+				return
+			}
+			resp.Body.Close()
+			results <- result{status: resp.StatusCode, took: time.Since(start)}
+		}()
+	}
+	var slowest time.Duration
+	for range 3 {
+		select {
+		case r := <-results:
+			if r.err != nil || r.status != 200 {
+				t.Errorf("status %d, error %v; want 200", r.status, r.err)
+			}
+			slowest = max(slowest, r.took)
+		case <-time.After(10 * time.Second):
+			t.Fatal("no answer within 10s")
+		}
+	}
+	if slowest < 400*time.Millisecond {
+		t.Errorf("slowest request took %v: the queue did not delay past the write timeout", slowest)
+	}
+	if _, err := d.stop(t, 5*time.Second); err != nil {
+		t.Errorf("serve returned %v, want nil", err)
+	}
+}
