@@ -14,7 +14,8 @@
 //     beside its key string, decided with one compare-and-swap under its
 //     shard's read lock; the algorithm says from when a word is as good as
 //     new (WordRule.FullAt). About 50 bytes per key beyond the key's own
-//     bytes at a million keys (BenchmarkMemoryPerKey);
+//     bytes at a million keys, 12 of them for the heap below
+//     (BenchmarkMemoryPerKey);
 //   - generic, for any other limiter: one instance per key, made by the
 //     constructor passed to New, plus the instant the key is as good as
 //     new: the latest now+ResetAfter over its decisions. This trusts the
@@ -24,14 +25,17 @@
 //     limiter that does not needs Options.IdleAfter.
 //
 // Each shard keeps its keys in a min-heap by the instant each is as good
-// as new, as recorded when it was last looked at. A key's real instant only
-// moves later as it is used, so a recorded one is a lower bound: finding a
-// key to forget looks at the top, records its real instant and moves it
-// down when it has moved, and stops at a top that is up to date. That top
-// is either forgettable or, if not, the first instant a slot of the shard
-// frees. Each move down is paid for by decisions that moved that key's
-// state, so a new key costs O(log n) amortised, never a scan of the shard;
-// decisions on held keys never touch the heap.
+// as new, as recorded when it was stored or last looked at. A key's real
+// instant only moves later as it is used, so a recorded one is a lower
+// bound. To make room, keyed looks at the top and reads its real instant:
+// at or before now, the key is forgotten; later than recorded, the record
+// is brought up to date, the slot moves down and the new top is looked at;
+// otherwise the top is up to date and later than now, so no key of the
+// shard can be forgotten before that instant, which is the refusal's
+// RetryAfter. Each move down is paid for by decisions that moved that
+// key's state, so a new key costs O(log n) amortised, never a scan of the
+// shard, and Sweep pops the same heap; decisions on held keys never touch
+// it.
 //
 // Time is passed in, never read: now is a time.Duration since the clock's
 // zero, as everywhere in ratebench. A key is forgotten only at an instant

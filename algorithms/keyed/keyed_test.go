@@ -719,6 +719,22 @@ func BenchmarkAllowEvicting(b *testing.B) {
 	b.Run("keys=100000/max=10000", func(b *testing.B) { benchAllow(b, l, keys) })
 }
 
+// BenchmarkAllowTableFull: ten times more keys than MaxKeys at a table
+// full of keys that are in use for an hour, so that most decisions refuse
+// a new key (Decision.TableFull).
+func BenchmarkAllowTableFull(b *testing.B) {
+	keys := makeKeys(100_000)
+	l := mustNew(b, algorithms.Policy{Limit: 1, Window: time.Hour}, newGCRA, keyed.Options{MaxKeys: 10_000})
+	now := time.Duration(benchClock.Load())
+	for _, k := range keys {
+		allow(b, l, now, k, 1) // fills every shard; the rest are refused
+	}
+	if s := l.Stats(); s.Keys != 10_000 {
+		b.Fatalf("Stats() = %+v, want a full table", s)
+	}
+	b.Run("keys=100000/max=10000", func(b *testing.B) { benchAllow(b, l, keys) })
+}
+
 // BenchmarkMemoryPerKey inserts a million compact GCRA keys and reports
 // the heap per key beyond the keys' own bytes.
 func BenchmarkMemoryPerKey(b *testing.B) {
