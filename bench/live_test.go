@@ -369,3 +369,32 @@ func ExampleLive() {
 		r.Algorithm, r.Offered, r.Admitted, r.Live.Dropped, r.Latency.Count)
 	// Output: gcra: offered 50, admitted 50, dropped 0, latency measured for 50
 }
+
+// TestLiveWarningsBlameTheBackend: a late sender on a backend that timed
+// out is blamed on the backend, with its error; on memory, on the machine.
+func TestLiveWarningsBlameTheBackend(t *testing.T) {
+	late := func(backend string, timeouts int64) bench.Run {
+		r := bench.Run{Algorithm: "gcra", Backend: backend, Offered: 1000, Errors: timeouts,
+			Live: &bench.LiveStats{LatePct: 40, LateAfterNS: int64(time.Millisecond), Lateness: &bench.Percentiles{P99: int64(time.Second)}}}
+		if timeouts > 0 {
+			r.ErrorKinds = map[string]int64{"timeout": timeouts}
+			r.FirstError = "redis: gcra: context deadline exceeded"
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		name       string
+		run        bench.Run
+		want, lack string
+	}{
+		{"paused redis", late("redis", 300), "the redis backend timed out on 300 decisions (redis: gcra: context deadline exceeded)", "the machine, not"},
+		{"busy machine", late("memory", 0), "the machine, not the limiter, was the bottleneck", "backend"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := strings.Join(bench.LiveWarnings([]bench.Run{tc.run}), "\n")
+			if !strings.Contains(ws, tc.want) || strings.Contains(ws, tc.lack) {
+				t.Errorf("warnings %q: want %q, not %q", ws, tc.want, tc.lack)
+			}
+		})
+	}
+}

@@ -26,6 +26,14 @@ func Reading(r *bench.Result) []string {
 		verdict := "within its theory"
 		if run.MaxAdmittedInWindow > run.TheoryFor() {
 			verdict = "ABOVE its theory"
+			switch {
+			case run.FailOpen && run.Errors > 0:
+				// The limiter did not admit those: the fail-open
+				// policy did, for decisions the backend failed.
+				verdict += fmt.Sprintf(", because %d failed decisions were admitted by the fail-open policy", run.Errors)
+			case run.LossyEvictions > 0:
+				verdict += fmt.Sprintf(", because the key table forgot the state of %d keys", run.LossyEvictions)
+			}
 		}
 		out = append(out, fmt.Sprintf("%s; theory %.2fx, %s.", head, float64(run.TheoryFor())/float64(r.Policy.Limit), verdict))
 	}

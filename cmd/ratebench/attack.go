@@ -156,17 +156,15 @@ func (e *env) attackCommand() *command {
 		if err != nil {
 			return err
 		}
-		// Bad input, the server, the workload's file and its size are
+		// Bad input, the workload's file and size, and the server are
 		// checked before anything is written (a closed loop's synthetic
-		// workload has no rate to bound).
-		if err := httpload.Check(ctx, cfg); err != nil {
-			return usageError{err}
+		// workload has no rate to bound; a boundary workload without the
+		// policy is Check's to refuse).
+		spec := cfg.Workload
+		if spec.Name == "boundary" {
+			spec.Limit, spec.Window = cfg.Policy.Limit, cfg.Policy.Window
 		}
-		if !f.closed() || strings.HasPrefix(f.workload, "replay:") {
-			spec := cfg.Workload
-			if spec.Name == "boundary" { // Check made sure the policy is given
-				spec.Limit, spec.Window = cfg.Policy.Limit, cfg.Policy.Window
-			}
+		if (!f.closed() || strings.HasPrefix(f.workload, "replay:")) && spec.Validate() == nil {
 			info, _, err := inspect(ctx, &spec, bounds{maxKeys: f.maxKeys, maxArrivals: f.maxArrivals})
 			if err != nil {
 				return err
@@ -174,6 +172,9 @@ func (e *env) attackCommand() *command {
 			// A whole trace ends just after its last arrival: the
 			// sender stops there even if it falls behind.
 			cfg.Workload.Keys, cfg.Workload.Duration = spec.Keys, info.Span
+		}
+		if err := httpload.Check(ctx, cfg); err != nil {
+			return usageError{err}
 		}
 		out, err := prepareOut(f.out, "attack", runFolder)
 		if err != nil {

@@ -301,3 +301,27 @@ func TestAttackCompare(t *testing.T) {
 		}
 	}
 }
+
+// TestAttackStopsAtItsEnd: an attack at a rate the machine cannot send
+// stops at its duration, counting what it did not send, instead of
+// sending the backlog late for as long as that takes.
+func TestAttackStopsAtItsEnd(t *testing.T) {
+	s := startServe(t, "-limit", "1000000", "-window", "1s")
+	out := filepath.Join(t.TempDir(), "out")
+	start := time.Now()
+	code, _, stderr := attackCLI(t, context.Background(), "-url", s.url, "-rate", "2e6", "-duration", "1s", "-max-inflight", "64", "-no-report", "-out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if took := time.Since(start); took > 8*time.Second {
+		t.Errorf("a 1s attack took %v", took)
+	}
+	res, err := bench.ReadFile(filepath.Join(out, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Runs[0]
+	if l := r.Live; l.Scheduled < 1_900_000 || l.Unsent+l.Dropped == 0 {
+		t.Errorf("scheduled %d, unsent %d, dropped %d, offered %d: want the 2e6 due counted, most not sent", l.Scheduled, l.Unsent, l.Dropped, r.Offered)
+	}
+}

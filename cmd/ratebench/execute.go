@@ -57,6 +57,9 @@ func (e *env) execute(ctx context.Context, m measured) (*bench.Result, error) {
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)
 	}
 	res := bench.NewResult(meta, m.cfg, runs)
+	if e.beforeWrite != nil {
+		e.beforeWrite()
+	}
 	if err := e.write(m.out, res, m.noReport); err != nil {
 		if interrupted {
 			return res, fmt.Errorf("%w: %w", errInterrupted, err)

@@ -60,6 +60,9 @@ type command struct {
 type env struct {
 	stdout, stderr io.Writer
 	args           []string // the whole command line, for result.json
+	// beforeWrite, when set, is called between a run and the writing of
+	// its results: tests break the output folder there.
+	beforeWrite func()
 }
 
 func (e *env) commands() []*command {
@@ -131,6 +134,11 @@ func (e *env) main(ctx context.Context, args []string) int {
 			if err != errInterrupted {
 				fmt.Fprintf(e.stderr, "ratebench %s: %v\n", c.name, err)
 			}
+			return interruptedStatus(ctx)
+		case ctx.Err() != nil && errors.Is(err, context.Canceled):
+			// Stopped while getting ready (reading a trace, connecting):
+			// nothing ran, nothing was written.
+			fmt.Fprintf(e.stderr, "ratebench %s: interrupted before the run: nothing written\n", c.name)
 			return interruptedStatus(ctx)
 		}
 		fmt.Fprintf(e.stderr, "ratebench %s: %v\n", c.name, err)

@@ -198,3 +198,43 @@ func TestBarsText(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveStopsAtItsEnd: a rate this machine cannot hold no longer runs
+// until killed: each pass stops sending at its duration and counts what
+// it did not send, so the run's wall time stays near its length.
+func TestLiveStopsAtItsEnd(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	code, _, stderr := runCLI(t, dir, "run", "-mode", "live", "-algos", "gcra", "-rate", "5e6", "-duration", "1s", "-workers", "2", "-no-report", "-out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	res, err := bench.ReadFile(filepath.Join(out, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A 1s pass and at most 1s of calibration, with room for a busy host;
+	// sending 5 million arrivals late would take far longer.
+	if took := time.Duration(res.Meta.ElapsedNS); took > 6*time.Second {
+		t.Errorf("a 1s live run took %v", took)
+	}
+	r := res.Runs[0]
+	if l := r.Live; l.Scheduled != r.Offered+l.Dropped+l.Unsent || l.Scheduled < 4_900_000 {
+		t.Errorf("scheduled %d, offered %d, dropped %d, unsent %d: want them to add up to the 5e6 due", l.Scheduled, r.Offered, l.Dropped, l.Unsent)
+	}
+}
+
+// TestLiveSaysItsWallTime: a live run that takes longer than its duration
+// (one pass per algorithm, then the calibration) says so before it starts.
+func TestLiveSaysItsWallTime(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // only what is said before the run matters here
+	var stdout, stderr bytes.Buffer
+	e := &env{stdout: &stdout, stderr: &stderr, args: []string{"ratebench"}}
+	t.Chdir(dir)
+	e.main(ctx, []string{"run", "-mode", "live", "-algos", "gcra,sliding-log,fixed-window", "-rate", "100", "-duration", "10s", "-no-report", "-out", "out"})
+	if !strings.Contains(stderr.String(), "this run takes about 35s of wall time") {
+		t.Errorf("stderr %q: want the expected wall time, 3 x 10s + 5s", stderr.String())
+	}
+}
