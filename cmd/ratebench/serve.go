@@ -266,14 +266,15 @@ func (e *env) serve(ctx context.Context, ln net.Listener, mw *httplimit.Middlewa
 		err = fmt.Errorf("shutdown: %w", serr) // closing the listener failed
 	}
 	s := mw.Stats()
-	fmt.Fprintf(e.stdout, "totals: admitted %d rejected %d errors %d bad_keys %d in %v\n",
-		s.Admitted, s.Rejected, s.Errors, s.BadKeys, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(e.stdout, "totals: admitted %d rejected %d errors %d bad_keys %d table_full %d in %v\n",
+		s.Admitted, s.Rejected, s.Errors, s.BadKeys, s.TableFull, time.Since(start).Round(time.Millisecond))
 	return err
 }
 
 // logEverySecond writes one line per second that saw requests: admitted
-// and rejected in that second. It returns nil when ctx is done, or the
-// server's error if it stops first.
+// and rejected in that second, then errors, bad_keys and table_full (of
+// rejected, those refused by a full key table) when any is not zero. It
+// returns nil when ctx is done, or the server's error if it stops first.
 func (e *env) logEverySecond(ctx context.Context, mw *httplimit.Middleware, served <-chan error) error {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
@@ -290,10 +291,11 @@ func (e *env) logEverySecond(ctx context.Context, mw *httplimit.Middleware, serv
 		case now := <-tick.C:
 			s := mw.Stats()
 			if d := (httplimit.Stats{Admitted: s.Admitted - last.Admitted, Rejected: s.Rejected - last.Rejected,
-				Errors: s.Errors - last.Errors, BadKeys: s.BadKeys - last.BadKeys}); d != (httplimit.Stats{}) {
+				Errors: s.Errors - last.Errors, BadKeys: s.BadKeys - last.BadKeys,
+				TableFull: s.TableFull - last.TableFull}); d != (httplimit.Stats{}) {
 				fmt.Fprintf(e.stderr, "%s admitted %d rejected %d", now.Format("15:04:05"), d.Admitted, d.Rejected)
-				if d.Errors > 0 || d.BadKeys > 0 {
-					fmt.Fprintf(e.stderr, " errors %d bad_keys %d", d.Errors, d.BadKeys)
+				if d.Errors > 0 || d.BadKeys > 0 || d.TableFull > 0 {
+					fmt.Fprintf(e.stderr, " errors %d bad_keys %d table_full %d", d.Errors, d.BadKeys, d.TableFull)
 				}
 				fmt.Fprintln(e.stderr)
 			}

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ratebench/ratebench/algorithms/httplimit"
 )
 
 // The tests here run serve's own function, e.serve, on a listener the
@@ -84,10 +86,42 @@ func (l *watchedListener) Accept() (net.Conn, error) {
 
 // directServe is e.serve running on a watched listener.
 type directServe struct {
-	ln             *watchedListener
-	stdout, stderr *syncBuffer
-	cancel         context.CancelFunc
-	done           chan error // e.serve's result
+	ln     *watchedListener
+	stdout *syncBuffer
+	stderr *notifyBuffer
+	cancel context.CancelFunc
+	done   chan error // e.serve's result
+}
+
+// notifyBuffer is a syncBuffer that signals its writes, so that a test can
+// wait for a log line on a channel.
+type notifyBuffer struct {
+	syncBuffer
+	written chan struct{} // one pending signal at most
+}
+
+func newNotifyBuffer() *notifyBuffer { return &notifyBuffer{written: make(chan struct{}, 1)} }
+
+func (b *notifyBuffer) Write(p []byte) (int, error) {
+	n, err := b.syncBuffer.Write(p)
+	select {
+	case b.written <- struct{}{}:
+	default:
+	}
+	return n, err
+}
+
+// waitFor waits at most limit for the buffer to contain want.
+func (b *notifyBuffer) waitFor(t *testing.T, want string, limit time.Duration) {
+	t.Helper()
+	giveUp := time.After(limit)
+	for !strings.Contains(b.String(), want) {
+		select {
+		case <-b.written:
+		case <-giveUp:
+			t.Fatalf("no %q in %q within %v", want, b.String(), limit)
+		}
+	}
 }
 
 // serveDirect parses args as serve's flags, lets tune change the timeouts,
@@ -107,15 +141,22 @@ func serveDirect(t *testing.T, tune func(*serveTimeouts), args ...string) *direc
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = closeFn() })
+	return runDirect(t, &f, mw)
+}
+
+// runDirect runs e.serve with f and mw on a watched listener on
+// 127.0.0.1:0 until the test cancels it (or ends).
+func runDirect(t *testing.T, f *serveFlags, mw *httplimit.Middleware) *directServe {
+	t.Helper()
 	inner, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &directServe{ln: &watchedListener{Listener: inner, conns: make(chan *watchedConn, 4)},
-		stdout: &syncBuffer{}, stderr: &syncBuffer{}, cancel: cancel, done: make(chan error, 1)}
+		stdout: &syncBuffer{}, stderr: newNotifyBuffer(), cancel: cancel, done: make(chan error, 1)}
 	e := &env{stdout: d.stdout, stderr: d.stderr}
-	go func() { d.done <- e.serve(ctx, d.ln, mw, &f) }()
+	go func() { d.done <- e.serve(ctx, d.ln, mw, f) }()
 	t.Cleanup(func() {
 		cancel()
 		select {
