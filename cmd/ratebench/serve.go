@@ -84,8 +84,13 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 // that releases its backend. Bad flags are usage errors; an unreachable
 // backend is not.
 func (f *serveFlags) middleware() (*httplimit.Middleware, func() error, error) {
-	if _, _, err := net.SplitHostPort(f.addr); err != nil {
+	_, port, err := net.SplitHostPort(f.addr)
+	if err != nil {
 		return nil, nil, usagef("-addr %q: want HOST:PORT", f.addr)
+	}
+	// A port out of range is bad input, not a failure to listen.
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return nil, nil, usagef("-addr %q: port %q is not a number from 0 to 65535 or a service name", f.addr, port)
 	}
 	if f.burst < 0 {
 		return nil, nil, usagef("-burst %d must be >= 1", f.burst)

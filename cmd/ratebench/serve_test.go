@@ -254,6 +254,10 @@ func TestServeBadFlags(t *testing.T) {
 		{"zero window", []string{"-window", "0s"}, "window"},
 		{"negative burst", []string{"-burst", "-1"}, "-burst"},
 		{"bad address", []string{"-addr", "localhost"}, "-addr"},
+		{"port out of range", []string{"-addr", "127.0.0.1:99999"}, "-addr"},
+		{"negative port", []string{"-addr", "127.0.0.1:-1"}, "-addr"},
+		{"unparsable window", []string{"-window", "soon"}, "-window"},
+		{"unknown proxy header", []string{"-proxy-header", "X-Real-IP"}, "ProxyHeader"},
 		{"unknown backend", []string{"-backend", "mongodb://x"}, "mongodb"},
 		{"stray argument", []string{"extra"}, "extra"},
 	} {
