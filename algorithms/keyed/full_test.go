@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -275,6 +277,60 @@ func TestMatchesOneLimiterPerKeyWhenFull(t *testing.T) {
 			}
 			if s := l.Stats(); refused == 0 || s.Evictions == 0 || s.LossyEvictions != 0 || s.TableFull != int64(refused) {
 				t.Fatalf("Stats() = %+v, %d refused: want some refusals, some lossless evictions", s, refused)
+			}
+		})
+	}
+}
+
+// TestConcurrentFlood: goroutines flooding a full table with new keys
+// (refused under the read lock or the write lock), sweeping, and asking
+// for exhausted keys, all at once at one instant: the exhausted keys get
+// nothing, and nothing is evicted lossily (run with -race).
+func TestConcurrentFlood(t *testing.T) {
+	const (
+		maxKeys = 64
+		victims = 48
+	)
+	for _, algo := range algos {
+		t.Run(algo.name, func(t *testing.T) {
+			l := mustNew(t, four, algo.newLimiter, keyed.Options{MaxKeys: maxKeys, Shards: 4})
+			var names []string
+			for i := 0; len(names) < victims; i++ {
+				name := fmt.Sprint("victim", i)
+				if drain(t, l, t0, name) > 0 { // its shard had room
+					names = append(names, name)
+				}
+			}
+			var wg sync.WaitGroup
+			var admitted atomic.Int64
+			for g := range 6 {
+				wg.Go(func() {
+					for i := range 2000 {
+						var d algorithms.Decision
+						var err error
+						switch g % 3 {
+						case 0: // new keys
+							d, err = l.Allow(t0, fmt.Sprint("flood", g, "-", i), 1)
+						case 1: // exhausted keys
+							if d, err = l.Allow(t0, names[i%victims], 1); d.Allowed {
+								admitted.Add(1)
+							}
+						default:
+							l.Sweep(t0)
+						}
+						if err != nil {
+							t.Error(err)
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			if n := admitted.Load(); n != 0 {
+				t.Fatalf("exhausted keys admitted %d times during the flood", n)
+			}
+			if s := l.Stats(); s.Keys > maxKeys || s.LossyEvictions != 0 || s.TableFull == 0 {
+				t.Fatalf("Stats() = %+v: want at most %d keys, no lossy eviction, some refusals", s, maxKeys)
 			}
 		})
 	}

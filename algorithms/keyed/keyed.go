@@ -153,8 +153,9 @@ type Stats struct {
 // state, made for the policy given to New. It implements
 // algorithms.Limiter. The zero value is not usable; use New. Safe for
 // concurrent use: a decision for a key already held takes the read lock of
-// the key's shard and does not allocate; only inserting, evicting and
-// sweeping take a shard's write lock.
+// the key's shard and does not allocate, and so does, most of the time, the
+// refusal of a new key at a full shard; only inserting, evicting, sweeping
+// and bringing a shard's heap up to date take a shard's write lock.
 type Limiter struct {
 	seed       maphash.Seed
 	shards     []shard
@@ -275,7 +276,11 @@ func (l *Limiter) Allow(now time.Duration, key string, cost int64) (algorithms.D
 	s.mu.RLock()
 	i, ok := l.find(s, h, key)
 	if !ok {
+		d, refused := l.refuseShared(s, now)
 		s.mu.RUnlock()
+		if refused {
+			return d, nil
+		}
 		return l.allowNew(s, h, now, key, cost)
 	}
 	if l.rule == nil {
@@ -389,6 +394,31 @@ func (l *Limiter) allowNew(s *shard, h uint64, now time.Duration, key string, co
 		s.lims[i>>l.chunkBits][i&l.chunkMask] = lim
 	}
 	return d, nil
+}
+
+// refuseShared refuses a new key under s's read lock when that needs no
+// change to the heap: with Reject, the shard is full and the top's record
+// is its key's current instant, later than now (so is every other key's).
+// A flood of new keys at a full shard then does not take its write lock,
+// which would stall the decisions on its held keys. Otherwise the write
+// lock's path decides.
+func (l *Limiter) refuseShared(s *shard, now time.Duration) (algorithms.Decision, bool) {
+	if l.onFull != Reject || len(s.free) > 0 || s.used < s.cap {
+		return algorithms.Decision{}, false
+	}
+	at := s.heap.at[0]
+	if at <= int64(now) {
+		return algorithms.Decision{}, false
+	}
+	w := l.slot(s, s.heap.slot[0]).word.Load()
+	if l.rule != nil {
+		w = int64(l.rule.FullAt(w))
+	}
+	if w != at {
+		return algorithms.Decision{}, false // moved since recorded
+	}
+	l.tableFull.Add(1)
+	return refusal(at, now), true
 }
 
 // refusal is the decision for a new key refused at now because no slot of
