@@ -189,9 +189,10 @@ func (l *Limiter) drop(s *shard, i uint32) {
 	}
 }
 
-// fullAt returns the instant from which the key in slot i is, as of now,
-// as good as new: the algorithm's FullAt of its word on the compact path,
-// the word itself on the generic path. The caller holds s.mu for writing.
+// fullAt returns the instant (ns) from which the key in slot i, in its
+// current state, is as good as new: the algorithm's FullAt of its word on
+// the compact path, the word itself on the generic path. It counts a
+// probe; the caller holds s.mu for writing.
 func (l *Limiter) fullAt(s *shard, i uint32) int64 {
 	s.probes++
 	w := l.slot(s, i).word.Load()
