@@ -63,8 +63,14 @@ type serveFlags struct {
 	window                                      time.Duration
 	legacy                                      bool
 	timeouts                                    serveTimeouts
+	maxKeys                                     int
+	onFull                                      string
+	fs                                          *flag.FlagSet  // to tell the flags given from defaults
+	keyed                                       *keyed.Limiter // the memory backend's, for its counts; nil on a shared one
 }
 
+// register defines serve's flags on fs and keeps fs, to tell the flags
+// given from their defaults once it is parsed.
 func (f *serveFlags) register(fs *flag.FlagSet) {
 	f.timeouts = defaultServeTimeouts
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "listen on HOST:PORT (port 0: any free port; the log's first line names it)")
@@ -78,7 +84,13 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.proxyHeader, "proxy-header", httplimit.HeaderXForwardedFor, "the header trusted proxies write: X-Forwarded-For or Forwarded")
 	fs.StringVar(&f.key, "key", "", "what a request is limited by: the client IP (default) or header:NAME (e.g. header:X-API-Key)")
 	fs.BoolVar(&f.legacy, "legacy-headers", false, "also send X-RateLimit-Limit, -Remaining and -Reset")
+	fs.IntVar(&f.maxKeys, "max-keys", serveMaxKeys, "memory backend: most keys held at once (>= 1), in up to 64 shards that fill each on its own; a key is forgotten only once its quota is full again, see -on-full (not for Redis or SQLite, which keep their own keys)")
+	fs.StringVar(&f.onFull, "on-full", keyed.Reject.String(), "memory backend: what a new key gets when -max-keys keys are all still limited: reject (429 until a slot frees; no key loses its state) or evict-lossy (evict the key closest to a full quota, which may then come back with quota it would not have had)")
+	f.fs = fs
 }
+
+// serveMaxKeys is -max-keys' default: keyed's own.
+const serveMaxKeys = 1 << 20
 
 // middleware checks the flags and builds the rate limiter and a function
 // that releases its backend. Bad flags are usage errors; an unreachable
@@ -136,11 +148,24 @@ func (f *serveFlags) limiter(p algorithms.Policy) (algorithms.Limiter, func() er
 	}
 	f.display = b.Display
 	if b.Kind == bench.BackendMemory {
-		l, err := keyed.New(p, e.New, keyed.Options{})
+		opts, err := f.keyTable()
 		if err != nil {
+			return nil, nil, err
+		}
+		l, err := keyed.New(p, e.New, opts)
+		switch {
+		case errors.Is(err, keyed.ErrInvalidOptions):
+			return nil, nil, usagef("-max-keys %d: %v", f.maxKeys, err)
+		case err != nil:
 			return nil, nil, usageError{err}
 		}
+		f.keyed = l
 		return l, func() error { return nil }, nil
+	}
+	for _, name := range []string{"max-keys", "on-full"} {
+		if f.given(name) {
+			return nil, nil, usagef("-%s bounds the in-memory key table: -backend %s keeps its keys itself", name, b.Display)
+		}
 	}
 	switch {
 	case f.redisTime != "arg" && f.redisTime != "server":
@@ -165,6 +190,33 @@ func (f *serveFlags) limiter(p algorithms.Policy) (algorithms.Limiter, func() er
 		return nil, nil, fmt.Errorf("-backend %s: %w", b.Display, err)
 	}
 	return l, closeFn, nil
+}
+
+// keyTable checks -max-keys and -on-full and returns the memory backend's
+// key table options.
+func (f *serveFlags) keyTable() (keyed.Options, error) {
+	if f.maxKeys < 1 {
+		return keyed.Options{}, usagef("-max-keys %d must be >= 1", f.maxKeys)
+	}
+	opts := keyed.Options{MaxKeys: f.maxKeys}
+	switch f.onFull {
+	case keyed.Reject.String():
+		opts.OnFull = keyed.Reject
+	case keyed.EvictLossy.String():
+		opts.OnFull = keyed.EvictLossy
+	default:
+		return keyed.Options{}, usagef("-on-full %q: want %v or %v", f.onFull, keyed.Reject, keyed.EvictLossy)
+	}
+	return opts, nil
+}
+
+// given reports whether the flag name was on the command line.
+func (f *serveFlags) given(name string) bool {
+	set := false
+	if f.fs != nil {
+		f.fs.Visit(func(fl *flag.Flag) { set = set || fl.Name == name })
+	}
+	return set
 }
 
 // serveBackendWorkers sizes the Redis pool for concurrent requests, which
@@ -254,7 +306,11 @@ func (e *env) serve(ctx context.Context, ln net.Listener, mw *httplimit.Middlewa
 		ErrorLog:     log.New(e.stderr, "serve: ", 0),
 	}
 	start := time.Now()
-	fmt.Fprintf(e.stderr, "listening on http://%s (%s on %s, limit %d per %v per key)\n", ln.Addr(), f.algo, f.display, f.limit, f.window)
+	table := ""
+	if f.keyed != nil {
+		table = fmt.Sprintf(", at most %d keys, %s when full", f.maxKeys, f.onFull)
+	}
+	fmt.Fprintf(e.stderr, "listening on http://%s (%s on %s, limit %d per %v per key%s)\n", ln.Addr(), f.algo, f.display, f.limit, f.window, table)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	err := e.logEverySecond(ctx, mw, served)
@@ -271,8 +327,14 @@ func (e *env) serve(ctx context.Context, ln net.Listener, mw *httplimit.Middlewa
 		err = fmt.Errorf("shutdown: %w", serr) // closing the listener failed
 	}
 	s := mw.Stats()
-	fmt.Fprintf(e.stdout, "totals: admitted %d rejected %d errors %d bad_keys %d table_full %d in %v\n",
-		s.Admitted, s.Rejected, s.Errors, s.BadKeys, s.TableFull, time.Since(start).Round(time.Millisecond))
+	lossy := ""
+	if f.keyed != nil && f.onFull == keyed.EvictLossy.String() {
+		// Keys dropped before their quota was full again: each may have
+		// come back with quota it should not have had.
+		lossy = fmt.Sprintf(" lossy_evictions %d", f.keyed.Stats().LossyEvictions)
+	}
+	fmt.Fprintf(e.stdout, "totals: admitted %d rejected %d errors %d bad_keys %d table_full %d%s in %v\n",
+		s.Admitted, s.Rejected, s.Errors, s.BadKeys, s.TableFull, lossy, time.Since(start).Round(time.Millisecond))
 	return err
 }
 
