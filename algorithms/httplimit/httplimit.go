@@ -59,8 +59,10 @@ type Config struct {
 	// Remaining of a decision, at most Burst) may exceed q when Burst > Limit.
 	Policy algorithms.Policy
 	// Limiter decides each request under its key. Nil means a per-key GCRA
-	// for Policy (keyed.New with default options: at most 1<<20 keys). An
-	// in-memory algorithm used directly ignores keys: one quota for all.
+	// for Policy (keyed.New with default options: at most 1<<20 keys; a new
+	// key whose part of the table is full of keys still limited is refused,
+	// answered 429 and counted in Stats.TableFull). An in-memory algorithm
+	// used directly ignores keys: one quota for all.
 	Limiter algorithms.Limiter
 	// Name identifies the policy in both header fields; empty means
 	// "default". It is sent as a structured-field String, so it must be
