@@ -20,7 +20,7 @@ type liveJob struct {
 // schedule is what the scheduler did.
 type schedule struct {
 	sent, dropped int64
-	unsent        int64 // due before the end, not sent when the pass reached it
+	unsent        int64         // due before the end, not sent when the pass reached it
 	lastAt        time.Duration // intended instant of the last arrival reached
 	end           time.Duration // clock when the scheduler stopped
 	interrupted   bool

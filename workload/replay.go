@@ -245,11 +245,11 @@ func (r *replayStream) Close() error {
 // csvSource reads a CSV trace whose header names the columns at_ns, key and
 // cost, in any order; other columns are ignored.
 type csvSource struct {
-	name           string
-	r              *csv.Reader
-	lim            *recordLimit
-	at, key, cost  int // column indexes
-	line, lastLine int
+	name          string
+	r             *csv.Reader
+	lim           *recordLimit
+	at, key, cost int // column indexes
+	lastLine      int
 }
 
 func newCSVSource(name string, br *bufio.Reader) (*csvSource, error) {

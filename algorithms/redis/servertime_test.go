@@ -1,3 +1,5 @@
+//go:build !race
+
 package redis_test
 
 import (

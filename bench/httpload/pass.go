@@ -103,7 +103,7 @@ func (p *pass) alignStart(ctx context.Context, w time.Duration) {
 // schedule is what the scheduler did.
 type schedule struct {
 	sent, dropped, held int64
-	unsent              int64 // due before the end, not sent when the sender reached it
+	unsent              int64         // due before the end, not sent when the sender reached it
 	lastAt              time.Duration // intended instant of the last arrival reached
 	end                 time.Duration // clock when the scheduler stopped
 	wall                time.Duration // clock when every worker was done

@@ -68,7 +68,7 @@ func newTarget(cfg *Config) (*target, error) {
 		return nil, fmt.Errorf("%w: URL %q: %v", ErrBadRequest, cfg.URL, errors.Unwrap(err))
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%w: URL %q: want http://HOST[:PORT]/PATH or https://...", ErrBadRequest, cfg.URL)
+		return nil, fmt.Errorf("%w: URL %q: want http://HOST[:PORT]/PATH or https://HOST[:PORT]/PATH", ErrBadRequest, cfg.URL)
 	}
 	if u.User != nil {
 		return nil, fmt.Errorf("%w: URL %q: credentials in the URL are not supported; send an Authorization header", ErrBadRequest, cfg.URL)
