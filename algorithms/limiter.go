@@ -39,7 +39,9 @@ type Decision struct {
 // Limiter is the contract every algorithm, peer adapter and backend
 // implements. Allow decides a request of cost units (>= 1) for key at the
 // instant now (a duration since the clock's zero). Implementations are safe
-// for concurrent use. In-memory algorithms hold one state and ignore key;
+// for concurrent use. The key's bytes belong to the caller and may change
+// after Allow returns (engines name keys into buffers they reuse): an
+// implementation that keeps a key copies it. In-memory algorithms hold one state and ignore key;
 // keyed.Limiter gives each key its own. Errors: ErrInvalidCost, or for
 // backends an error wrapping ErrBackend.
 type Limiter interface {

@@ -76,7 +76,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "listen on HOST:PORT (port 0: any free port; the log's first line names it)")
 	fs.StringVar(&f.algo, "algo", "gcra", "algorithm limiting each key (see ratebench list)")
 	fs.Int64Var(&f.limit, "limit", 100, "limit L: requests per window, per key")
-	fs.DurationVar(&f.window, "window", time.Second, "window W")
+	durationVar(fs, &f.window, "window", time.Second, "window W")
 	fs.Int64Var(&f.burst, "burst", 0, "burst B (default: L)")
 	f.backendFlags.register(fs)
 	fs.StringVar(&f.prefix, "prefix", "ratebench:serve", "Redis key prefix or SQLite scope of the quota: servers with the same one share it")
