@@ -15,6 +15,12 @@ type Decision struct {
 	// Allowed reports whether the request was admitted. A rejected request
 	// consumes nothing.
 	Allowed bool
+	// TableFull reports a rejection of a key the limiter could not take
+	// in: a per-key table (keyed) full of keys it cannot forget without
+	// losing their state. RetryAfter is then the time until a slot frees.
+	// Such a rejection is not an error: a fail-open policy never turns it
+	// into an admit.
+	TableFull bool
 	// Delay is, for shapers (leaky-queue, uber), how long after now the
 	// admitted request is served; zero for meters.
 	Delay time.Duration
@@ -28,20 +34,12 @@ type Decision struct {
 	// ResetAfter is the time until the quota is full again if nothing else
 	// happens.
 	ResetAfter time.Duration
-	// TableFull reports a rejection of a key the limiter could not take
-	// in: a per-key table (keyed) full of keys it cannot forget without
-	// losing their state. RetryAfter is then the time until a slot frees.
-	// Such a rejection is not an error: a fail-open policy never turns it
-	// into an admit.
-	TableFull bool
 }
 
 // Limiter is the contract every algorithm, peer adapter and backend
 // implements. Allow decides a request of cost units (>= 1) for key at the
 // instant now (a duration since the clock's zero). Implementations are safe
-// for concurrent use. The key's bytes belong to the caller and may change
-// after Allow returns (engines name keys into buffers they reuse): an
-// implementation that keeps a key copies it. In-memory algorithms hold one state and ignore key;
+// for concurrent use. In-memory algorithms hold one state and ignore key;
 // keyed.Limiter gives each key its own. Errors: ErrInvalidCost, or for
 // backends an error wrapping ErrBackend.
 type Limiter interface {

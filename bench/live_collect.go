@@ -35,7 +35,6 @@ type liveCollector struct {
 	queues   [][]liveRec
 	heads    []int
 	scratch  []liveRec
-	names    workload.KeyBuf
 	last     int64
 	// reordered counts decisions that came after a later one was fed
 	// (their instant is then raised); it stays 0 unless the floors lie.
@@ -148,12 +147,12 @@ func (c *liveCollector) add(r *liveRec) {
 		at = c.last
 	}
 	c.last = at
-	a := workload.Arrival{At: time.Duration(at), Key: r.key.Key, KeyIndex: r.key.KeyIndex, Cost: r.cost}
+	a := workload.Arrival{At: time.Duration(at), Key: r.key, Cost: r.cost}
 	c.rec.Add(a, algorithms.Decision{Allowed: r.allowed, Delay: time.Duration(r.delay), TableFull: r.full}, r.err)
 	if c.ref == nil || c.refErr != nil {
 		return
 	}
-	want, err := c.ref.Allow(a.At, c.names.Name(a), a.Cost)
+	want, err := c.ref.Allow(a.At, a.Key, a.Cost)
 	if err != nil {
 		c.refErr = err
 		return

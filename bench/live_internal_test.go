@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
-	"github.com/ratebench/ratebench/workload"
 )
 
 // BenchmarkLiveDecision is one worker's hot path for one arrival: two clock
@@ -51,7 +50,7 @@ func BenchmarkLiveDecision(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				now := pass.elapsed()
-				w.do(liveJob{at: now - time.Microsecond, sent: now, key: workload.Arrival{Key: "k"}, cost: 1})
+				w.do(liveJob{at: now - time.Microsecond, sent: now, key: "k", cost: 1})
 			}
 		})
 	}
@@ -72,7 +71,7 @@ func TestCollectorOrder(t *testing.T) {
 	send := func(worker int, ats ...int64) {
 		recs := make([]liveRec, len(ats))
 		for i, at := range ats {
-			recs[i] = liveRec{at: at, key: workload.Arrival{Key: "k"}, cost: 1, allowed: true}
+			recs[i] = liveRec{at: at, key: "k", cost: 1, allowed: true}
 		}
 		pass.chunks <- liveChunk{worker: worker, recs: recs}
 	}

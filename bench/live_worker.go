@@ -6,8 +6,6 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
-	"github.com/ratebench/ratebench/workload"
 )
 
 // A worker hands its decisions to the collector in chunks of chunkSize, or
@@ -29,8 +27,8 @@ const (
 
 // liveRec is one decision as the collector feeds it to the Recorder.
 type liveRec struct {
-	at      int64            // the instant passed to Allow
-	key     workload.Arrival // the key only, as the stream gave it
+	at      int64 // the instant passed to Allow
+	key     string
 	cost    int64
 	delay   int64
 	allowed bool
@@ -93,7 +91,6 @@ type liveWorker struct {
 	timer      *time.Timer
 	meas       [measureBatch]measure
 	nmeas      int
-	names      workload.KeyBuf
 	res        workerResult
 }
 
@@ -144,7 +141,7 @@ func (w *liveWorker) do(j liveJob) {
 		w.floor.Store(int64(j.sent))
 	}
 	start := p.elapsed()
-	d, err := p.lims[j.replica].Allow(start, w.names.Name(j.key), j.cost)
+	d, err := p.lims[j.replica].Allow(start, j.key, j.cost)
 	wait := p.target.Shaper && d.Delay > 0 && d.Allowed && err == nil
 	var done time.Duration
 	if !wait {

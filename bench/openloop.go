@@ -10,9 +10,9 @@ import (
 
 // liveJob is one arrival handed to a worker.
 type liveJob struct {
-	at      time.Duration    // intended instant, since the pass's start
-	sent    time.Duration    // the scheduler's clock when it sent the job: <= the call's start
-	key     workload.Arrival // At and Cost unused: the key, as the stream gave it
+	at      time.Duration // intended instant, since the pass's start
+	sent    time.Duration // the scheduler's clock when it sent the job: <= the call's start
+	key     string
 	cost    int64
 	replica int
 }
@@ -84,7 +84,7 @@ func (p *livePass) schedule(ctx context.Context, stream workload.Stream, until t
 				continue
 			}
 		}
-		if !p.disp.send(liveJob{at: a.At, sent: now, key: workload.Arrival{Key: a.Key, KeyIndex: a.KeyIndex}, cost: a.Cost, replica: replica}) {
+		if !p.disp.send(liveJob{at: a.At, sent: now, key: a.Key, cost: a.Cost, replica: replica}) {
 			s.dropped++ // more than maxQueued waiting for a worker
 			continue
 		}

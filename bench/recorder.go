@@ -68,7 +68,6 @@ type Recorder struct {
 	admitted []int64
 	rejected []int64
 	keys     map[string]*keyStats
-	names    workload.KeyBuf
 	last     *keyStats // the key looked up last
 	pending  servedHeap
 	delays   *hdrhistogram.Histogram
@@ -95,9 +94,8 @@ func NewRecorder(t Target, p algorithms.Policy, bin int64) *Recorder {
 	return r
 }
 
-// key returns the stats of a's key, caching the last one looked up.
-func (r *Recorder) key(a workload.Arrival) *keyStats {
-	k := r.names.Name(a) // valid until the next Name: stored cloned
+// key returns the stats of key k, caching the last one looked up.
+func (r *Recorder) key(k string) *keyStats {
 	if r.last != nil && k == r.last.name {
 		return r.last
 	}
@@ -113,7 +111,7 @@ func (r *Recorder) key(a workload.Arrival) *keyStats {
 // Add records one arrival and what the limiter decided. A non-nil err is
 // counted and the target's failure policy decides admission.
 func (r *Recorder) Add(a workload.Arrival, d algorithms.Decision, err error) {
-	ks := r.key(a)
+	ks := r.key(a.Key)
 	r.run.Offered++
 	r.run.OfferedCost += a.Cost
 	ks.offered++

@@ -109,14 +109,13 @@ func simPass(ctx context.Context, cfg Config, t Target, ref *bitset) (*Run, erro
 	bar := startBar(cfg.Progress, t.Name, int64(cfg.span()))
 	var falseAdmits, falseRejects int64
 	var i int64
-	var names workload.KeyBuf
 	next := 0
 	for {
 		a, ok := stream.Next()
 		if !ok {
 			break
 		}
-		d, err := lims[next].Allow(a.At, names.Name(a), a.Cost)
+		d, err := lims[next].Allow(a.At, a.Key, a.Cost)
 		if next++; next == len(lims) {
 			next = 0
 		}
@@ -164,13 +163,12 @@ func referencePass(ctx context.Context, cfg Config) (*bitset, error) {
 	}
 	defer closeStream(stream)
 	var bits bitset
-	var names workload.KeyBuf
 	for i := int64(0); ; i++ {
 		a, ok := stream.Next()
 		if !ok {
 			break
 		}
-		d, err := l.Allow(a.At, names.Name(a), a.Cost)
+		d, err := l.Allow(a.At, a.Key, a.Cost)
 		if err != nil {
 			return nil, fmt.Errorf("bench: reference: %w", err)
 		}

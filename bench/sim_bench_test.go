@@ -13,8 +13,8 @@ import (
 // BenchmarkSim compares, per arrival, the sim engine with all its measures
 // (engine=sim) against a bare loop calling the same limiter on the same
 // arrivals taken from a slice (engine=bare-loop). Both on one goroutine;
-// the target is engine=sim at most 3x engine=bare-loop and at least
-// 10M arrivals/s.
+// the target is engine=sim at most 3x engine=bare-loop and at least 10M
+// arrivals/s.
 func BenchmarkSim(b *testing.B) {
 	p := algorithms.Policy{Limit: 1000, Window: time.Second}
 	spec := func(n int) workload.Spec {

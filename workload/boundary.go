@@ -101,7 +101,7 @@ func (b *boundaryStream) Next() (Arrival, bool) {
 		return Arrival{}, false
 	}
 	b.j++
-	return b.keys.arrival(at, b.cost), true
+	return Arrival{At: at, Key: b.keys.key(), Cost: b.cost}, true
 }
 
 func (b *boundaryStream) Err() error { return nil }

@@ -91,7 +91,7 @@ func (b *nEveryStream) Next() (Arrival, bool) {
 		return Arrival{}, false
 	}
 	b.left--
-	return b.keys.arrival(b.at, b.cost), true
+	return Arrival{At: b.at, Key: b.keys.key(), Cost: b.cost}, true
 }
 
 func (b *nEveryStream) Err() error { return nil }
@@ -120,7 +120,7 @@ func (o *onOffStream) Next() (Arrival, bool) {
 				break
 			}
 			o.i++
-			return o.keys.arrival(at, o.cost), true
+			return Arrival{At: at, Key: o.keys.key(), Cost: o.cost}, true
 		}
 		if o.start > o.dur-o.period { // the next period starts at or past Duration
 			break

@@ -38,7 +38,7 @@ func (c *constantStream) Next() (Arrival, bool) {
 		return Arrival{}, false
 	}
 	c.i++
-	return c.keys.arrival(at, c.cost), true
+	return Arrival{At: at, Key: c.keys.key(), Cost: c.cost}, true
 }
 
 func (c *constantStream) Err() error { return nil }

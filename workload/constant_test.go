@@ -43,7 +43,7 @@ func TestConstantTimes(t *testing.T) {
 		if a.At != want {
 			t.Fatalf("arrival %d at %v, want %v", i, a.At, want)
 		}
-		if wantKey := keyNames(2)[i%2]; a.Key != wantKey {
+		if wantKey := keyNames(0, 2)[i%2]; a.Key != wantKey {
 			t.Fatalf("arrival %d has key %q, want %q", i, a.Key, wantKey)
 		}
 	}

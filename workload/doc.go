@@ -6,8 +6,8 @@
 // read the clock: At is virtual time, and the engines decide what it means.
 // Randomised generators draw from a math/rand/v2 PCG seeded from Spec.Seed,
 // so the same Spec always yields the same sequence. Memory does not grow
-// with the length of a run or its number of keys, and Next does not
-// allocate for the synthetic generators (see Arrival and KeyBuf).
+// with the length of a run, key names are built as keys are first drawn,
+// and Next does not allocate per arrival for the synthetic generators.
 //
 // The generators, listed once by Names and described by Describe, are:
 //

@@ -5,42 +5,29 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
-	"unsafe"
 )
 
-// namedKeys is how many synthetic key names ("k0" .. "k65535", about 1.4 MB)
-// are built once per process and shared by every stream, so that handing
-// one out costs nothing. The keys beyond travel as their index alone and
-// are named by whoever reads them (KeyBuf): a run over millions of keys
-// builds no names in advance and allocates none per arrival.
-const namedKeys = 1 << 16
+// keyChunk is how many synthetic key names are built at once: a stream
+// names its keys in chunks of keyChunk, the first time one of a chunk's
+// keys is drawn, so that a run over millions of keys builds no name before
+// its first arrival, holds only the names of the chunks it has drawn
+// from, and allocates none per arrival.
+const keyChunk = 1 << 12
 
-var keyCache struct {
-	once  sync.Once
-	names []string
-}
-
-// cachedNames returns the shared names of the first namedKeys keys.
-func cachedNames() []string {
-	keyCache.once.Do(func() { keyCache.names = keyNames(namedKeys) })
-	return keyCache.names
-}
-
-// keyNames returns the n key names "k0" .. "k{n-1}". They are slices of one
-// string, so building them costs two allocations whatever n is.
-func keyNames(n int) []string {
+// keyNames returns the key names "k{from}" .. "k{to-1}". They are slices
+// of one string, so building them costs two allocations whatever their
+// number.
+func keyNames(from, to int) []string {
 	var b strings.Builder
-	ends := make([]int, n)
+	ends := make([]int, to-from)
 	var buf [24]byte
-	for i := range n {
+	for i := from; i < to; i++ {
 		b.WriteByte('k')
 		b.Write(strconv.AppendInt(buf[:0], int64(i), 10))
-		ends[i] = b.Len()
+		ends[i-from] = b.Len()
 	}
 	all := b.String()
-	keys := make([]string, n)
+	keys := make([]string, len(ends))
 	start := 0
 	for i, end := range ends {
 		keys[i] = all[start:end]
@@ -49,24 +36,50 @@ func keyNames(n int) []string {
 	return keys
 }
 
-// keySet is the n synthetic keys of a stream.
+// keySet names the n synthetic keys of a stream, chunk by chunk as they
+// are drawn. Not safe for concurrent use.
 type keySet struct {
-	n     int
-	names []string // the shared names, for indexes below namedKeys
+	n      int
+	first  []string   // the first chunk's names, once one of them is drawn
+	chunks [][]string // every chunk's names, for n > keyChunk; nil until drawn
 }
 
-func newKeySet(n int) keySet { return keySet{n: n, names: cachedNames()} }
-
-// arrival returns the arrival of key i at at.
-func (k keySet) arrival(at time.Duration, i int, cost int64) Arrival {
-	a := Arrival{At: at, KeyIndex: i, Cost: cost}
-	if i < len(k.names) {
-		a.Key = k.names[i]
+func newKeySet(n int) keySet {
+	k := keySet{n: n}
+	if n > keyChunk {
+		k.chunks = make([][]string, (n+keyChunk-1)/keyChunk)
 	}
-	return a
+	return k
 }
 
-// roundRobin hands out key indexes in turn: 0, 1, ..., n-1, 0, ...
+// name returns the name of key i (0 <= i < n). Its first branch is the
+// hot path of every stream with at most keyChunk keys, small enough to
+// inline.
+func (k *keySet) name(i int) string {
+	if i < len(k.first) {
+		return k.first[i]
+	}
+	return k.build(i)
+}
+
+// build names the keys of key i's chunk, the first time one of them is
+// drawn, and returns i's name.
+func (k *keySet) build(i int) string {
+	c, from := i/keyChunk, i/keyChunk*keyChunk
+	if c == 0 {
+		k.first = keyNames(0, min(keyChunk, k.n))
+		if k.chunks != nil {
+			k.chunks[0] = k.first
+		}
+		return k.first[i]
+	}
+	if k.chunks[c] == nil {
+		k.chunks[c] = keyNames(from, min(from+keyChunk, k.n))
+	}
+	return k.chunks[c][i-from]
+}
+
+// roundRobin hands out keys in turn: k0, k1, ..., k{n-1}, k0, ...
 type roundRobin struct {
 	keySet
 	next int
@@ -76,40 +89,15 @@ func newRoundRobin(n int) roundRobin {
 	return roundRobin{keySet: newKeySet(n)}
 }
 
-// arrival returns an arrival at at for the next key in turn.
-func (r *roundRobin) arrival(at time.Duration, cost int64) Arrival {
-	a := r.keySet.arrival(at, r.next, cost)
-	r.next++
-	if r.next == r.n {
+func (r *roundRobin) key() string {
+	i := r.next
+	if r.next++; r.next == r.n {
 		r.next = 0
 	}
-	return a
-}
-
-// KeyBuf names the keys of arrivals without allocating. The zero value is
-// ready to use. It is not safe for concurrent use: one per goroutine.
-type KeyBuf struct{ b []byte }
-
-// Name returns a's key: a.Key, or for a synthetic key that travels as its
-// index alone, "k" and the index formatted into the buffer. The string
-// then shares the buffer's bytes: it is valid only until the next call of
-// Name on the same KeyBuf, and whoever keeps it must copy it
-// (strings.Clone).
-func (k *KeyBuf) Name(a Arrival) string {
-	if a.Key != "" {
-		return a.Key
+	if i < len(r.first) { // name's hot path, spelled out to inline key
+		return r.first[i]
 	}
-	k.b = strconv.AppendInt(append(k.b[:0], 'k'), int64(a.KeyIndex), 10)
-	return unsafe.String(unsafe.SliceData(k.b), len(k.b))
-}
-
-// KeyName returns a's key as a string of its own. It allocates for a key
-// that travels as its index alone: hot paths use a KeyBuf.
-func (a Arrival) KeyName() string {
-	if a.Key != "" {
-		return a.Key
-	}
-	return "k" + strconv.Itoa(a.KeyIndex)
+	return r.build(i)
 }
 
 // pcgStream is the PCG stream selector paired with Spec.Seed ("ratebenc" in

@@ -74,7 +74,7 @@ func (p *poissonStream) Next() (Arrival, bool) {
 	if p.keys.n > 1 {
 		k = uniformKey(p.pcg.Uint64(), p.keys.n)
 	}
-	return p.keys.arrival(at, k, p.cost), true
+	return Arrival{At: at, Key: p.keys.name(k), Cost: p.cost}, true
 }
 
 func (p *poissonStream) Err() error { return nil }

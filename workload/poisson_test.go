@@ -49,7 +49,7 @@ func TestPoissonKeysUniform(t *testing.T) {
 	}
 	n := float64(len(as))
 	sd := math.Sqrt(n * (1.0 / keys) * (1 - 1.0/keys))
-	for _, k := range keyNames(keys) {
+	for _, k := range keyNames(0, keys) {
 		if dev := math.Abs(float64(count[k]) - n/keys); dev > 5*sd {
 			t.Errorf("key %s: %d arrivals, want %.0f +- %.0f", k, count[k], n/keys, 5*sd)
 		}

@@ -70,7 +70,7 @@ func (r *rampStream) Next() (Arrival, bool) {
 	}
 	r.i++
 	r.prev = at
-	return r.keys.arrival(at, r.cost), true
+	return Arrival{At: at, Key: r.keys.key(), Cost: r.cost}, true
 }
 
 func (r *rampStream) Err() error { return nil }

@@ -22,7 +22,6 @@ func sampleArrivals(t testing.TB) []Arrival {
 	as := collect(t, Spec{Name: "zipf", Rate: 1000, Duration: time.Second, Keys: 20, Seed: 3})
 	for i := range as {
 		as[i].Cost = int64(1 + i%5)
-		as[i].KeyIndex = 0 // a trace's keys are names only
 	}
 	odd := []string{"a,b", `q"uote`, "ключ", "tab\there", " spaced "}
 	for i, k := range odd {

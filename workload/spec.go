@@ -9,19 +9,14 @@ import (
 )
 
 // Arrival is one request: At is the instant since the run's start (virtual
-// time zero, in nanoseconds as a time.Duration), its limiter key and Cost
-// the units it asks for, >= 1.
-//
-// The key is Key, or, when Key is "", the synthetic key "k" + KeyIndex:
-// synthetic workloads name their first 65,536 keys in advance and send the
-// others as an index alone, so that millions of keys cost no memory before
-// the run and no allocation per arrival. Read it with a KeyBuf (or
-// KeyName).
+// time zero, in nanoseconds as a time.Duration), Key the limiter key and
+// Cost the units it asks for, >= 1. It is four words, which the compiler
+// keeps in registers: a fifth would make every hand-over a copy through
+// memory.
 type Arrival struct {
-	At       time.Duration
-	Key      string
-	KeyIndex int // the synthetic key's index: "k0" is 0; 0 for a trace's key
-	Cost     int64
+	At   time.Duration
+	Key  string
+	Cost int64
 }
 
 // Stream yields arrivals in non-decreasing At order, lazily, one per call.
@@ -74,7 +69,7 @@ type Spec struct {
 	// whole trace.
 	Duration time.Duration
 	// Keys is the number of distinct keys, >= 1; 0 means 1. Keys are named
-	// "k0" .. "k{Keys-1}" (see Arrival for how they travel). Arrivals go over them
+	// "k0" .. "k{Keys-1}", built as they are first drawn. Arrivals go over them
 	// round-robin for constant, burst, boundary and ramp, uniformly at
 	// random for poisson, and Zipf-distributed (k0 most popular) for zipf.
 	Keys int

@@ -43,7 +43,7 @@ func (z *zipfStream) Next() (Arrival, bool) {
 	if z.zipf != nil {
 		k = z.zipf.Uint64()
 	}
-	return z.keys.arrival(at, int(k), z.cost), true
+	return Arrival{At: at, Key: z.keys.name(int(k)), Cost: z.cost}, true
 }
 
 func (z *zipfStream) Err() error { return nil }

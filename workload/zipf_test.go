@@ -27,7 +27,7 @@ func TestZipfKeys(t *testing.T) {
 			for _, a := range as {
 				count[a.Key]++
 			}
-			keys := keyNames(tt.keys)
+			keys := keyNames(0, tt.keys)
 			for _, k := range keys[1:] {
 				if count[k] >= count[keys[0]] {
 					t.Fatalf("key %s has %d arrivals, k0 only %d: k0 must be the most popular", k, count[k], count[keys[0]])

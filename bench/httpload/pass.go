@@ -191,7 +191,7 @@ func (p *pass) schedule(ctx context.Context, stream workload.Stream) schedule {
 			}
 		}
 		s.lastAt = a.At
-		key := a.KeyName()
+		key := a.Key
 		if p.hold != nil && p.held(key, now) {
 			s.held++
 			continue
@@ -268,7 +268,7 @@ func (k *keySource) next() (string, bool) {
 	k.mu.Lock()
 	a, ok := k.stream.Next()
 	k.mu.Unlock()
-	return a.KeyName(), ok
+	return a.Key, ok
 }
 
 // fill appends up to n keys to dst, fewer at the end of the stream.
@@ -280,7 +280,7 @@ func (k *keySource) fill(dst []string, n int) []string {
 		if !ok {
 			break
 		}
-		dst = append(dst, a.KeyName())
+		dst = append(dst, a.Key)
 	}
 	return dst
 }
