@@ -15,7 +15,7 @@ import (
 // instants is refilled a second time. With 10/s and a burst of 10: 5
 // admitted at t0, 1 at t0-500ms (5 tokens were left), then 9 more at t0
 // (4 left + 500ms refilled again): 15 at one instant for a capacity of 10.
-// The contract (DESIGN.md §2) says time going backwards never creates
+// The Limiter contract says time going backwards never creates
 // quota; algorithms.TokenBucket admits 10 on the same script. The
 // conformance property ClockBackwards does not see it, because it only
 // goes back once the limiter is empty, and x/time/rate does not move
