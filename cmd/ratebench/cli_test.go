@@ -94,22 +94,32 @@ func TestResultIsDeterministic(t *testing.T) {
 		if code, _, stderr := runCLI(t, dir, args...); code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
-		data, err := os.ReadFile(filepath.Join(out, "result.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var r map[string]json.RawMessage
-		if err := json.Unmarshal(data, &r); err != nil {
-			t.Fatal(err)
-		}
-		delete(r, "meta")
-		b, _ := json.Marshal(r)
-		return b
+		return withoutMeta(t, out)
 	}
 	a, b := read(filepath.Join(dir, "a")), read(filepath.Join(dir, "b"))
 	if !bytes.Equal(a, b) {
 		t.Fatal("same seed and flags, different result.json")
 	}
+}
+
+// withoutMeta returns DIR/result.json without its meta, the one part that
+// may differ between two runs of the same seed and flags.
+func withoutMeta(t *testing.T, dir string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r map[string]json.RawMessage
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	delete(r, "meta")
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func TestBoundaryExplains(t *testing.T) {

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -131,16 +130,7 @@ func TestReplayTiesAreDeterministic(t *testing.T) {
 		if code, _, stderr := runCLI(t, dir, "run", "-algos", "sliding-log,gcra", "-workload", "replay:"+trace, "-limit", "3", "-no-report", "-out", out); code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
-		data, err := os.ReadFile(filepath.Join(out, "result.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var r map[string]json.RawMessage
-		if err := json.Unmarshal(data, &r); err != nil {
-			t.Fatal(err)
-		}
-		delete(r, "meta")
-		b, _ := json.Marshal(r)
+		b := withoutMeta(t, out)
 		if i == 0 {
 			first = b
 			if run := readRun(t, out); run.MaxWindowSpanNS != int64(900*time.Millisecond) {
