@@ -167,7 +167,11 @@ func isResultFile(path string) bool {
 func checkWritable(dir string) error {
 	f, err := os.CreateTemp(dir, ".ratebench-check-*")
 	if err != nil {
-		return errors.Unwrap(err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return pe.Err // the path is in the caller's message
+		}
+		return err
 	}
 	name := f.Name()
 	f.Close()
