@@ -1,5 +1,10 @@
 package bench
 
+import (
+	"strconv"
+	"time"
+)
+
 // HTTPStats holds what only `ratebench attack` measures, in Run.HTTP; nil
 // in other runs. In an HTTP run, Run.Admitted counts 2xx responses,
 // Run.Rejected 429s and Run.Errors transport errors and 5xx responses
@@ -18,6 +23,10 @@ type HTTPStats struct {
 	Closed bool `json:"closed_loop,omitempty"`
 	// Responses counts the requests answered, whatever the status.
 	Responses int64 `json:"responses"`
+	// Sent counts the requests written to the network: more than Offered
+	// when the client re-sent some on its own (net/http does, on a reused
+	// connection); what the server's own count should say.
+	Sent int64 `json:"requests_sent"`
 	// TooManyPct is the 429s in percent of Responses.
 	TooManyPct float64 `json:"too_many_pct"`
 	// RetryAfterS counts the Retry-After values seen, in whole seconds
@@ -40,4 +49,38 @@ type HTTPStats struct {
 	// ServerAlgorithm is the server's algorithm as the user named it, for
 	// the theory; "" when unknown (TheoryMaxInWindow is then 0).
 	ServerAlgorithm string `json:"server_algorithm,omitempty"`
+}
+
+// answers fills run.HTTP and run.StatusCodes with what an executor
+// pass's answers said; the caller adds what it alone knows (URL, method,
+// client, connections).
+func answers(run *Run, results []*workerResult, s schedule, c *liveCollector, wall time.Duration) {
+	var a answerCounts
+	for _, r := range results {
+		a.merge(r.answers)
+	}
+	h := &HTTPStats{Responses: a.responses, Sent: a.sent, HeldBack: s.held, PolicySource: c.source,
+		Closed: c.p.cfg.Closed, HonorRetryAfter: c.p.cfg.HonorRetryAfter}
+	if len(a.codes) > 0 {
+		run.StatusCodes = make(map[string]int64, len(a.codes))
+		for code, n := range a.codes {
+			run.StatusCodes[strconv.Itoa(code)] = n
+		}
+	}
+	if a.responses > 0 {
+		h.TooManyPct = 100 * float64(run.Rejected) / float64(a.responses)
+	}
+	if len(a.retryAfter) > 0 {
+		h.RetryAfterS = make(map[string]int64, len(a.retryAfter))
+		for v, n := range a.retryAfter {
+			k := strconv.Itoa(int(v))
+			if v == BadRetryAfter {
+				k = "invalid"
+			}
+			h.RetryAfterS[k] = n
+		}
+	}
+	ended := run.Offered - run.ErrorKinds[KindCanceled]
+	h.CompletedRatePerS = float64(ended) / max(wall, 1).Seconds()
+	run.HTTP = h
 }

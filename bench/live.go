@@ -60,6 +60,26 @@ type LiveConfig struct {
 	// unserved. 0 means the longest delay a leaky-queue gives (B*W/L)
 	// plus 100ms, at least 1s and at most 1 minute.
 	Drain time.Duration
+
+	// The fields below are for an executor pass (LiveExecutor).
+
+	// Closed drops the schedule for a closed loop, as wrk does:
+	// Connections requests are in flight at all times, each sent as
+	// another ends, for the workload's span, whose arrivals give only the
+	// keys (their instants are ignored); latency is then the service
+	// time.
+	Closed      bool
+	Connections int
+	// HonorRetryAfter: after a rejection with a Retry-After, the arrivals
+	// of that key due before it are held back (counted, not sent), as a
+	// well-behaved client would.
+	HonorRetryAfter bool
+	// AlignStart, when > 0, starts the pass at the next multiple of it
+	// since the Unix epoch: where a server's fixed windows start.
+	AlignStart time.Duration
+	// Theory, when set, gives the worst case admitted in any W for the
+	// policy once it is known (Target.Theory otherwise).
+	Theory func(algorithms.Policy) int64
 }
 
 // resolve validates c and applies the defaults.
@@ -98,7 +118,36 @@ func (c LiveConfig) resolve() (LiveConfig, error) {
 		longest := float64(p.Burst) * float64(p.Window) / float64(p.Limit)
 		c.Drain = time.Duration(min(max(longest+100e6, 1e9), 60e9))
 	}
+	if c.Connections == 0 {
+		c.Connections = c.Workers
+	}
 	return c, nil
+}
+
+// resolveExec is resolve for an executor pass, whose policy may be partly
+// unknown (learnt from the answers), and which has no calibration.
+func (c LiveConfig) resolveExec() (LiveConfig, error) {
+	p := c.Policy
+	switch {
+	case p.Limit < 0 || p.Window < 0 || p.Burst < 0:
+		return c, fmt.Errorf("bench: %w: limit %d, window %v and burst %d must be >= 0 (0: from the answers)",
+			algorithms.ErrInvalidPolicy, p.Limit, p.Window, p.Burst)
+	case c.Closed && c.Connections < 1:
+		return c, fmt.Errorf("bench: live: a closed loop needs Connections >= 1, not %d", c.Connections)
+	}
+	known := p.Limit > 0 && p.Window > 0
+	if !known {
+		c.Policy = algorithms.Policy{Limit: 1, Window: time.Second} // for resolve's checks only
+	}
+	c.Calibration = -1
+	r, err := c.resolve()
+	if err != nil {
+		return c, err
+	}
+	if !known {
+		r.Policy = p
+	}
+	return r, nil
 }
 
 // LiveStats are the measures only the live engine makes, in Run.Live.
@@ -110,7 +159,7 @@ type LiveStats struct {
 	LateAfterNS int64 `json:"late_after_ns"`
 	// Scheduled is the arrivals whose intended instant the pass reached:
 	// Offered (sent to the limiter) plus Dropped (at the in-flight cap)
-	// plus Unsent.
+	// plus Unsent, plus, for an executor pass, HTTPStats.HeldBack.
 	// Arrivals still queued when a pass is interrupted are in neither.
 	Scheduled int64 `json:"scheduled"`
 	Dropped   int64 `json:"dropped"`

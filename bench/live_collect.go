@@ -12,9 +12,22 @@ import (
 
 // collectEvery is how often the collector moves decisions into the
 // Recorder; barEvery how often (in collector steps) it updates the bar.
+// While an executor pass waits for the policy its answers advertise, the
+// decisions wait too, for at most policyWait of answers or maxEarly of
+// them.
 const (
 	collectEvery = 10 * time.Millisecond
 	barEvery     = 10
+	policyWait   = time.Second
+	maxEarly     = 1 << 17
+)
+
+// Where the policy of an executor pass came from (HTTPStats.PolicySource).
+const (
+	PolicyFromConfig = "config"
+	PolicyFromServer = "RateLimit-Policy"
+	PolicyFromBoth   = "config and RateLimit-Policy"
+	PolicyNone       = "none" // the offered rate per second stands in
 )
 
 // liveCollector feeds the workers' decisions to one Recorder in instant
@@ -26,7 +39,10 @@ const (
 // comes first. Owned by one goroutine at a time.
 type liveCollector struct {
 	p        *livePass
-	rec      *Recorder
+	rec      *Recorder // nil until the policy is known
+	policy   algorithms.Policy
+	source   string    // PolicyFrom..., for an executor pass
+	early    []liveRec // decisions in order, waiting for the policy
 	ref      algorithms.Limiter
 	refErr   error
 	failOpen bool
@@ -41,11 +57,87 @@ type liveCollector struct {
 	reordered int64
 }
 
-func newLiveCollector(p *livePass, rec *Recorder, ref algorithms.Limiter) *liveCollector {
+func newLiveCollector(p *livePass, ref algorithms.Limiter) *liveCollector {
 	return &liveCollector{
-		p: p, rec: rec, ref: ref, failOpen: p.target.FailOpen,
+		p: p, ref: ref, failOpen: p.target.FailOpen,
 		queues: make([][]liveRec, len(p.workers)), heads: make([]int, len(p.workers)),
 	}
+}
+
+// begin builds the Recorder once the policy is known, from source.
+func (c *liveCollector) begin(pol algorithms.Policy, source string) {
+	pol = pol.WithDefaults()
+	c.policy, c.source = pol, source
+	c.p.wantPolicy.Store(false)
+	t := c.p.target
+	if c.p.cfg.Theory != nil {
+		t.Theory = c.p.cfg.Theory(pol)
+	}
+	bin := binWidth(pol.Window, c.p.cfg.span())
+	if c.p.cfg.Bin > 0 {
+		bin = int64(c.p.cfg.Bin)
+	}
+	c.rec = NewRecorder(t, pol, bin)
+}
+
+// settle begins the Recorder at the end of a pass whose policy never came,
+// and feeds what waited for it.
+func (c *liveCollector) settle() {
+	if c.rec != nil {
+		return
+	}
+	c.decide(true)
+	early := c.early
+	c.early = nil
+	for i := range early {
+		c.feed(&early[i])
+	}
+}
+
+// decide begins the Recorder of an executor pass whose policy was not
+// given whole: from the policy the answers advertised, completed by the
+// config's fields; or, when none came within policyWait of answers, or
+// maxEarly answers, or by the end (final), from the offered rate per
+// second. It reports whether the Recorder has begun.
+func (c *liveCollector) decide(final bool) bool {
+	cfg := c.p.cfg.Policy
+	if got := c.p.policy.Load(); got != nil {
+		pol, source := *got, PolicyFromServer
+		if cfg.Limit > 0 || cfg.Window > 0 || cfg.Burst > 0 {
+			source = PolicyFromBoth
+		}
+		if cfg.Limit > 0 {
+			pol.Limit, pol.Burst = cfg.Limit, cfg.Limit
+		}
+		if cfg.Window > 0 {
+			pol.Window = cfg.Window
+		}
+		if cfg.Burst > 0 {
+			pol.Burst = cfg.Burst
+		}
+		c.begin(pol, source)
+		return true
+	}
+	n := len(c.early)
+	if !final && (n == 0 || time.Duration(c.early[n-1].at-c.early[0].at) < policyWait && n < maxEarly) {
+		return false
+	}
+	rate := c.p.cfg.Workload.Rate
+	if c.p.cfg.Closed && n > 1 { // the rate so far
+		rate = float64(n) / time.Duration(c.early[n-1].at-c.early[0].at+1).Seconds()
+	}
+	pol := algorithms.Policy{Limit: max(int64(math.Ceil(rate)), 1), Window: time.Second}
+	if cfg.Limit > 0 {
+		pol.Limit = cfg.Limit
+	}
+	if cfg.Window > 0 {
+		pol.Window = cfg.Window
+	}
+	if cfg.Burst > 0 {
+		pol.Burst = cfg.Burst
+	}
+	c.begin(pol, PolicyNone)
+	return true
 }
 
 // loop steps every collectEvery until stop is closed.
@@ -60,7 +152,7 @@ func (c *liveCollector) loop(stop <-chan struct{}, done chan<- struct{}, bar Bar
 		case <-tick.C:
 		}
 		now := c.step()
-		if i%barEvery == 0 {
+		if i%barEvery == 0 && c.rec != nil {
 			bar.Update(now, c.rec.run.Offered, c.rec.run.Admitted)
 		}
 	}
@@ -139,7 +231,8 @@ func (c *liveCollector) emit(low int64) {
 	c.scratch = s[:0]
 }
 
-// add feeds one decision to the Recorder and the reference.
+// add feeds one decision to the Recorder and the reference, or, while an
+// executor pass waits for its policy, keeps it.
 func (c *liveCollector) add(r *liveRec) {
 	at := r.at
 	if at < c.last {
@@ -147,7 +240,33 @@ func (c *liveCollector) add(r *liveRec) {
 		at = c.last
 	}
 	c.last = at
-	a := workload.Arrival{At: time.Duration(at), Key: r.key, Cost: r.cost}
+	r.at = at
+	if c.rec == nil {
+		c.early = append(c.early, *r)
+		if !c.decide(false) {
+			return
+		}
+		early := c.early
+		c.early = nil
+		for i := range early {
+			c.feed(&early[i])
+		}
+		return
+	}
+	c.feed(r)
+}
+
+// feed gives one decision, in order, to the Recorder and the reference.
+func (c *liveCollector) feed(r *liveRec) {
+	a := workload.Arrival{At: time.Duration(r.at), Key: r.key, Cost: r.cost}
+	switch r.class {
+	case Failed:
+		c.rec.AddError(a, r.err)
+		return
+	case Other:
+		c.rec.AddOther(a)
+		return
+	}
 	c.rec.Add(a, algorithms.Decision{Allowed: r.allowed, Delay: time.Duration(r.delay), TableFull: r.full}, r.err)
 	if c.ref == nil || c.refErr != nil {
 		return

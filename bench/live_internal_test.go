@@ -29,7 +29,7 @@ func BenchmarkLiveDecision(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			pass := newLivePass(cfg, tc.t, lims, false)
+			pass := newLivePass(cfg, tc.t, lims, nil, false)
 			w := pass.workers[0]
 			stop := make(chan struct{})
 			defer close(stop)
@@ -66,8 +66,10 @@ func TestCollectorOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	target := noopTarget()
-	pass := newLivePass(cfg, target, []algorithms.Limiter{noop{}}, false)
-	c := newLiveCollector(pass, NewRecorder(target, p, int64(time.Millisecond)), nil)
+	cfg.Bin = time.Millisecond
+	pass := newLivePass(cfg, target, []algorithms.Limiter{noop{}}, nil, false)
+	c := newLiveCollector(pass, nil)
+	c.begin(p, "")
 	send := func(worker int, ats ...int64) {
 		recs := make([]liveRec, len(ats))
 		for i, at := range ats {

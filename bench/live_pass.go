@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -23,11 +24,13 @@ const (
 )
 
 // livePass is one target's run in real time: a scheduler (the caller's
-// goroutine), the workers and a collector.
+// goroutine), the workers and a collector. The workers call the target's
+// limiters, or hand the requests to an executor.
 type livePass struct {
 	cfg       LiveConfig
 	target    Target
 	lims      []algorithms.Limiter
+	exec      Executor // nil for a target's limiters
 	calibrate bool
 	start     time.Time
 	workers   []*liveWorker
@@ -39,6 +42,14 @@ type livePass struct {
 	abandon   chan struct{} // closed when the pass gives up on stuck workers
 	stopping  atomic.Bool
 	drainEnd  atomic.Int64 // clock after which shaper delays are not awaited
+
+	// With an executor: the policy its answers advertised, wanted until
+	// the collector has one; the keys held back after a rejection; and a
+	// signal from each answer, for the closed loop.
+	policy     atomic.Pointer[algorithms.Policy]
+	wantPolicy atomic.Bool
+	holds      *holds
+	freed      chan struct{}
 }
 
 // elapsed is the pass's clock: real time since its start. With the HTTP
@@ -54,16 +65,20 @@ func (p *livePass) getBuf() []liveRec {
 	}
 }
 
-func newLivePass(cfg LiveConfig, t Target, lims []algorithms.Limiter, calibrate bool) *livePass {
+func newLivePass(cfg LiveConfig, t Target, lims []algorithms.Limiter, exec Executor, calibrate bool) *livePass {
 	n := cfg.Workers
 	p := &livePass{
-		cfg: cfg, target: t, lims: lims, calibrate: calibrate,
+		cfg: cfg, target: t, lims: lims, exec: exec, calibrate: calibrate,
 		disp:    newDispatch(n, min(cfg.MaxInFlight, maxQueued)),
 		chunks:  make(chan liveChunk, 64*n+1024),
 		free:    make(chan []liveRec, 4*n+64),
 		results: make(chan *workerResult, n),
 		stopCh:  make(chan struct{}),
 		abandon: make(chan struct{}),
+		freed:   make(chan struct{}, 1),
+	}
+	if exec != nil && cfg.HonorRetryAfter {
+		p.holds = &holds{until: map[string]time.Duration{}}
 	}
 	p.drainEnd.Store(math.MaxInt64)
 	p.workers = make([]*liveWorker, n)
@@ -80,17 +95,32 @@ func livePassRun(ctx context.Context, cfg LiveConfig, t Target, calibrate bool) 
 	if err != nil {
 		return nil, err
 	}
-	stream, err := workload.New(cfg.Workload)
-	if err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
-	}
-	defer closeStream(stream)
 	var ref algorithms.Limiter
 	if cfg.Reference != nil && !calibrate {
 		if ref, err = cfg.Reference(); err != nil {
 			return nil, fmt.Errorf("bench: reference: %w", err)
 		}
 	}
+	p := newLivePass(cfg, t, lims, nil, calibrate)
+	coll := newLiveCollector(p, ref)
+	coll.begin(cfg.Policy, "")
+	run, err := p.run(ctx, coll)
+	if run != nil {
+		run.LossyEvictions = lossyEvictions(lims)
+	}
+	return run, err
+}
+
+// run schedules the pass's workload (the whole of it, or for the
+// calibration its first cfg.Calibration), then turns what the workers
+// and the collector measured into a Run.
+func (p *livePass) run(ctx context.Context, coll *liveCollector) (*Run, error) {
+	cfg := p.cfg
+	stream, err := workload.New(cfg.Workload)
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	defer closeStream(stream)
 	// The pass sends what is due before its end, and stops there even
 	// when it has fallen behind: its wall time stays bounded.
 	until := cfg.span()
@@ -98,12 +128,10 @@ func livePassRun(ctx context.Context, cfg LiveConfig, t Target, calibrate bool) 
 		until = math.MaxInt64
 	}
 	total := cfg.span()
-	if calibrate {
+	if p.calibrate {
 		until, total = cfg.Calibration, cfg.Calibration
 	}
-	p := newLivePass(cfg, t, lims, calibrate)
-	coll := newLiveCollector(p, NewRecorder(t, cfg.Policy, cfg.bin()), ref)
-	bar := startBar(cfg.Progress, t.Name, int64(total))
+	bar := startBar(cfg.Progress, p.target.Name, int64(total))
 	s, results := p.drive(ctx, coll, stream, until, bar)
 	wall := p.elapsed()
 	bar.Done(s.interrupted)
@@ -117,13 +145,16 @@ func livePassRun(ctx context.Context, cfg LiveConfig, t Target, calibrate bool) 
 	case total <= 0: // a whole replay trace
 		span = s.lastAt + 1
 	}
-	if ref != nil {
+	if coll.ref != nil {
 		coll.rec.Disagree(coll.falseAdm, coll.falseRej)
 	}
-	run := coll.rec.Finish(cfg.Policy, int64(max(span, 1)))
-	run.LossyEvictions = lossyEvictions(lims)
+	run := coll.rec.Finish(coll.policy, int64(max(span, 1)))
 	liveMeasures(&run, cfg, s, results, span, wall)
 	run.Live.Reordered = coll.reordered
+	if p.exec != nil {
+		run.DisagreementPct = -1
+		answers(&run, results, s, coll, wall)
+	}
 	switch {
 	case s.err != nil:
 		return &run, fmt.Errorf("bench: %w", s.err)
@@ -133,6 +164,81 @@ func livePassRun(ctx context.Context, cfg LiveConfig, t Target, calibrate bool) 
 		return &run, ctx.Err()
 	}
 	return &run, nil
+}
+
+// LiveExecutor runs cfg's workload through exec in real time, as Live runs
+// a target's limiters: the same scheduler, workers, collector and
+// measures, and Run.HTTP for what the answers said. t names the run
+// (Name, Backend, Theory; New is not called). A zero Limit or Window of
+// cfg.Policy is taken from the policy the answers advertise
+// (Outcome.Policy), completed by cfg.Policy's other fields; if none comes
+// within a second of answers, the offered rate per second stands in. It
+// returns the run, the policy it was measured against, and, when ctx is
+// cancelled, what ran with ctx's error, within about a second of the
+// cancel (exec.Abort ends the requests in flight).
+func LiveExecutor(ctx context.Context, cfg LiveConfig, t Target, exec Executor) (Run, algorithms.Policy, error) {
+	cfg, err := cfg.resolveExec()
+	if err != nil {
+		return Run{}, algorithms.Policy{}, err
+	}
+	p := newLivePass(cfg, t, nil, exec, false)
+	coll := newLiveCollector(p, nil)
+	if pol := cfg.Policy; pol.Limit > 0 && pol.Window > 0 {
+		coll.begin(pol, PolicyFromConfig)
+	} else {
+		p.wantPolicy.Store(true)
+	}
+	if cfg.AlignStart > 0 && !alignStart(ctx, cfg.AlignStart) {
+		return Run{}, cfg.Policy, ctx.Err()
+	}
+	run, err := p.run(ctx, coll)
+	if run == nil {
+		return Run{}, coll.policy, err
+	}
+	return *run, coll.policy, err
+}
+
+// alignStart waits for the next multiple of step since the Unix epoch, so
+// that a pass starts where a server's windows do; false when ctx is done
+// first.
+func alignStart(ctx context.Context, step time.Duration) bool {
+	t := time.NewTimer(step - time.Duration(time.Now().UnixNano()%int64(step)))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// holds are the keys held back after a rejection with a Retry-After, each
+// until an instant of the pass's clock. Safe for concurrent use.
+type holds struct {
+	mu    sync.Mutex
+	until map[string]time.Duration
+}
+
+// hold holds key back until the instant until (never shortening a hold).
+func (h *holds) hold(key string, until time.Duration) {
+	h.mu.Lock()
+	if until > h.until[key] {
+		h.until[key] = until
+	}
+	h.mu.Unlock()
+}
+
+// held reports whether key is held back at now, forgetting a hold that is
+// over.
+func (h *holds) held(key string, now time.Duration) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	until, ok := h.until[key]
+	if ok && now >= until {
+		delete(h.until, key)
+		return false
+	}
+	return ok
 }
 
 // drive starts the workers and the collector, schedules the arrivals,
@@ -157,14 +263,18 @@ func (p *livePass) drive(ctx context.Context, coll *liveCollector, stream worklo
 	<-collDone
 	coll.receive(reported)
 	coll.emit(math.MaxInt64)
+	coll.settle()
 	return s, results
 }
 
 // stop makes the workers drop what is queued and stop waiting out shaper
-// delays.
+// delays, and the executor end the requests in flight.
 func (p *livePass) stop() {
 	if !p.stopping.Swap(true) {
 		close(p.stopCh)
+		if p.exec != nil {
+			p.exec.Abort()
+		}
 	}
 }
 
@@ -200,7 +310,7 @@ func liveMeasures(run *Run, cfg LiveConfig, s schedule, results []*workerResult,
 	lat, svc, late := NewHistogram(), NewHistogram(), NewHistogram()
 	l := &LiveStats{
 		Workers: cfg.Workers, MaxInFlight: cfg.MaxInFlight, LateAfterNS: int64(cfg.LateAfter),
-		Dropped: s.dropped, Unsent: s.unsent, Scheduled: run.Offered + s.dropped + s.unsent, SpanNS: int64(span), WallNS: int64(wall),
+		Dropped: s.dropped, Unsent: s.unsent, Scheduled: run.Offered + s.dropped + s.unsent + s.held, SpanNS: int64(span), WallNS: int64(wall),
 	}
 	var overhead, batches, flushes *hdrhistogram.Histogram
 	var lastStart time.Duration

@@ -27,12 +27,13 @@ const (
 
 // liveRec is one decision as the collector feeds it to the Recorder.
 type liveRec struct {
-	at      int64 // the instant passed to Allow
+	at      int64 // the instant passed to Allow, or an executor's answer came
 	key     string
 	cost    int64
 	delay   int64
 	allowed bool
-	full    bool // Decision.TableFull
+	full    bool  // Decision.TableFull
+	class   Class // an executor's outcome; 0 for a limiter's decision
 	err     error
 }
 
@@ -64,6 +65,53 @@ type workerResult struct {
 	unserved        int64
 	lastStart       time.Duration
 	discardedAtStop int64
+	answers         answerCounts // an executor's outcomes
+}
+
+// answerCounts counts what an executor's outcomes said, for Run.HTTP.
+type answerCounts struct {
+	responses, sent int64
+	codes           map[int]int64
+	retryAfter      map[int32]int64 // whole seconds, or BadRetryAfter
+}
+
+// add counts o.
+func (a *answerCounts) add(o *Outcome) {
+	a.sent += int64(o.Attempts)
+	if o.Status == 0 {
+		return
+	}
+	a.responses++
+	if a.codes == nil {
+		a.codes, a.retryAfter = map[int]int64{}, map[int32]int64{}
+	}
+	a.codes[o.Status]++
+	if o.RetryAfter != NoRetryAfter {
+		a.retryAfter[o.RetryAfter]++
+	}
+}
+
+// merge adds b to a.
+func (a *answerCounts) merge(b answerCounts) {
+	a.responses += b.responses
+	a.sent += b.sent
+	for k, n := range b.codes {
+		if a.codes == nil {
+			a.codes, a.retryAfter = map[int]int64{}, map[int32]int64{}
+		}
+		a.codes[k] += n
+	}
+	for k, n := range b.retryAfter {
+		a.retryAfter[k] += n
+	}
+}
+
+// flying is a request an executor is performing for a worker.
+type flying struct {
+	at, sent time.Duration // intended instant; the scheduler's clock when it sent the job
+	key      string
+	cost     int64
+	done     bool
 }
 
 // liveWorker calls the limiters for the jobs it takes. Its histograms and
@@ -92,6 +140,14 @@ type liveWorker struct {
 	meas       [measureBatch]measure
 	nmeas      int
 	res        workerResult
+
+	// An executor's requests in flight, oldest first, numbered from
+	// headSeq; outcomes come back on outcomes. bufFloor is the sent time
+	// of the job whose record started the buffer.
+	outcomes chan Outcome
+	flying   []flying
+	headSeq  uint64
+	bufFloor int64
 }
 
 func newLiveWorker(p *livePass, id int) *liveWorker {
@@ -106,8 +162,15 @@ func newLiveWorker(p *livePass, id int) *liveWorker {
 		w.timer = time.NewTimer(time.Hour)
 		w.timer.Stop()
 	}
+	if p.exec != nil {
+		w.outcomes = make(chan Outcome, outcomesBuffer)
+	}
 	return w
 }
+
+// outcomesBuffer is how many outcomes an executor may hand a busy worker
+// before it waits for the worker to take them.
+const outcomesBuffer = 1024
 
 // run takes jobs until the scheduler closes the channel, then waits out
 // the shaper delays still pending, hands its last decisions over and
@@ -118,12 +181,16 @@ func (w *liveWorker) run() {
 		if !ok {
 			break
 		}
-		if w.p.stopping.Load() {
+		switch {
+		case w.p.stopping.Load():
 			w.res.discardedAtStop++
-			continue
+		case w.p.exec != nil:
+			w.start(j)
+		default:
+			w.do(j)
 		}
-		w.do(j)
 	}
+	w.land()
 	w.drain()
 	w.flush()
 	w.record()
@@ -234,11 +301,13 @@ func (w *liveWorker) next() (liveJob, bool) {
 			}
 			w.registered = false
 			return j, ok
+		case o := <-w.outcomes: // nil, and never ready, without an executor
+			w.complete(o)
 		case <-w.kick:
 			if len(w.buf) > 0 {
 				w.flush()
 			}
-			w.floor.Store(idleFloor)
+			w.setFloor()
 		case <-due:
 		}
 	}
@@ -251,7 +320,105 @@ func (w *liveWorker) idle() {
 		w.flush()
 	}
 	if len(w.buf) == 0 {
-		w.floor.Store(idleFloor)
+		w.setFloor()
+	}
+}
+
+// setFloor sets the floor from what the worker holds: the buffer's first
+// job and, with an executor, the oldest request in flight, whose answer
+// comes after it was sent; idleFloor when it holds nothing.
+func (w *liveWorker) setFloor() {
+	f := int64(idleFloor)
+	if len(w.buf) > 0 {
+		f = w.bufFloor
+	}
+	if len(w.flying) > 0 {
+		f = min(f, int64(w.flying[0].sent))
+	}
+	w.floor.Store(f)
+}
+
+// start hands job j to the executor. The oldest request in flight keeps
+// the floor down until it is answered.
+func (w *liveWorker) start(j liveJob) {
+	p := w.p
+	w.flying = append(w.flying, flying{at: j.at, sent: j.sent, key: j.key, cost: j.cost})
+	if len(w.flying) == 1 && len(w.buf) == 0 {
+		w.floor.Store(int64(j.sent))
+	}
+	seq := w.headSeq + uint64(len(w.flying)) - 1
+	p.exec.Start(Request{Seq: seq, Key: j.key, Cost: j.cost, Policy: p.wantPolicy.Load()}, w.outcomes)
+}
+
+// complete records the outcome of a request the executor performed: its
+// decision at the instant the answer came, and its measures.
+func (w *liveWorker) complete(o Outcome) {
+	p := w.p
+	f := &w.flying[o.Seq-w.headSeq]
+	f.done = true
+	start, done := o.Sent.Sub(p.start), o.Done.Sub(p.start)
+	if len(w.buf) == 0 {
+		w.bufFloor = int64(f.sent)
+	}
+	rec := liveRec{at: int64(done), key: f.key, cost: f.cost, class: o.Class, allowed: o.Class == Admitted}
+	if o.Class == Failed {
+		rec.err = kindError{kind: o.Kind, err: o.Err}
+	}
+	w.buf = append(w.buf, rec)
+	w.res.answers.add(&o)
+	late := max(start-f.at, 0)
+	if late > p.cfg.LateAfter {
+		w.res.lateCount++
+	}
+	w.res.lastStart = max(w.res.lastStart, start)
+	if o.Kind == KindCanceled { // ended by the interrupt: no latency to speak of
+		w.note(measure{lat: -1, svc: -1, late: int64(late)})
+		w.lastNow, w.n = done, w.n+1
+		w.completed.Store(w.n)
+	} else {
+		w.finish(f.at, start, done, late)
+	}
+	if o.Class == Rejected && o.RetryAfter >= 0 && p.holds != nil {
+		p.holds.hold(f.key, done+time.Duration(o.RetryAfter)*time.Second)
+	}
+	if o.Policy.Limit > 0 && o.Policy.Window > 0 && p.wantPolicy.Load() {
+		pol := o.Policy
+		p.policy.CompareAndSwap(nil, &pol)
+	}
+	for len(w.flying) > 0 && w.flying[0].done {
+		w.flying[0] = flying{}
+		w.flying = w.flying[1:]
+		w.headSeq++
+	}
+	if len(w.flying) == 0 {
+		w.flying = w.flying[:0:0] // let the old array go
+	}
+	w.setFloor()
+	if len(w.buf) == cap(w.buf) {
+		w.flush()
+	}
+	select { // a closed loop waits for a free slot
+	case p.freed <- struct{}{}:
+	default:
+	}
+}
+
+// land waits for the answers to the requests still in flight once the
+// scheduler is done: the executor bounds each by its timeout, and an
+// interrupt aborts them. Nothing is in flight without an executor.
+func (w *liveWorker) land() {
+	for len(w.flying) > 0 {
+		select {
+		case o := <-w.outcomes:
+			w.complete(o)
+		case <-w.kick:
+			if len(w.buf) > 0 {
+				w.flush()
+			}
+			w.setFloor()
+		case <-w.p.abandon:
+			return
+		}
 	}
 }
 
@@ -270,6 +437,9 @@ func (w *liveWorker) flush() {
 	recs := append(w.p.getBuf(), w.buf...)
 	clear(w.buf) // drop the keys' references
 	w.buf = w.buf[:0]
+	if w.p.exec != nil {
+		w.setFloor()
+	}
 	select {
 	case w.p.chunks <- liveChunk{worker: w.id, recs: recs}:
 	case <-w.p.abandon:

@@ -20,6 +20,7 @@ type liveJob struct {
 // schedule is what the scheduler did.
 type schedule struct {
 	sent, dropped int64
+	held          int64         // held back after a rejection with a Retry-After
 	unsent        int64         // due before the end, not sent when the pass reached it
 	lastAt        time.Duration // intended instant of the last arrival reached
 	end           time.Duration // clock when the scheduler stopped
@@ -33,6 +34,9 @@ type schedule struct {
 // done, or maxQueued are waiting for a worker, the arrival is dropped and
 // counted. It returns at the end of the stream or when ctx is done.
 func (p *livePass) schedule(ctx context.Context, stream workload.Stream, until time.Duration) schedule {
+	if p.cfg.Closed {
+		return p.closedLoop(ctx, stream, until)
+	}
 	done := ctx.Done()
 	// Yield: the limiters run in this process, and a Go timer or a
 	// nanosleep would wake tens of microseconds late.
@@ -78,6 +82,10 @@ func (p *livePass) schedule(ctx context.Context, stream workload.Stream, until t
 			}
 		}
 		s.lastAt = a.At
+		if p.holds != nil && p.holds.held(a.Key, now) {
+			s.held++
+			continue
+		}
 		if s.sent-completed >= limit {
 			if completed = p.completed(); s.sent-completed >= limit {
 				s.dropped++
@@ -94,6 +102,55 @@ func (p *livePass) schedule(ctx context.Context, stream workload.Stream, until t
 		}
 	}
 	s.end = p.elapsed()
+	return s
+}
+
+// closedLoop keeps cfg.Connections requests in flight until the end,
+// sending the next as soon as one ends, with the keys of stream; each is
+// intended when it is sent.
+func (p *livePass) closedLoop(ctx context.Context, stream workload.Stream, until time.Duration) schedule {
+	var s schedule
+	end := time.NewTimer(until)
+	defer end.Stop()
+	limit := int64(p.cfg.Connections)
+	var completed int64 // a stale sum of the workers' completions
+loop:
+	for {
+		if s.sent-completed >= limit {
+			if completed = p.completed(); s.sent-completed >= limit {
+				select { // every answer pokes freed after counting itself
+				case <-p.freed:
+				case <-end.C:
+					break loop
+				case <-ctx.Done():
+					s.interrupted = true
+					break loop
+				}
+				continue
+			}
+		}
+		select {
+		case <-end.C:
+			break loop
+		case <-ctx.Done():
+			s.interrupted = true
+			break loop
+		default:
+		}
+		a, ok := stream.Next()
+		if !ok {
+			s.err = stream.Err()
+			break
+		}
+		now := p.elapsed()
+		if !p.disp.send(liveJob{at: now, sent: now, key: a.Key, cost: a.Cost}) {
+			s.dropped++
+			continue
+		}
+		s.sent++
+	}
+	s.end = p.elapsed()
+	s.lastAt = s.end
 	return s
 }
 

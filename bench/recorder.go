@@ -144,6 +144,28 @@ func (r *Recorder) Add(a workload.Arrival, d algorithms.Decision, err error) {
 	heap.Push(&r.pending, served{at: at + int64(d.Delay), cost: a.Cost, key: ks})
 }
 
+// AddError records one arrival that got no decision, only err (an HTTP
+// request that failed or got a 5xx): offered and counted as an error,
+// neither admitted nor rejected, whatever the failure policy.
+func (r *Recorder) AddError(a workload.Arrival, err error) {
+	r.offer(a)
+	r.countError(err)
+}
+
+// AddOther records one arrival answered with neither an admission nor a
+// rejection (an HTTP 404): offered, and nothing else.
+func (r *Recorder) AddOther(a workload.Arrival) {
+	r.offer(a)
+}
+
+// offer counts a as offered, for its key too.
+func (r *Recorder) offer(a workload.Arrival) {
+	r.key(a.Key).offered++
+	r.run.Offered++
+	r.run.OfferedCost += a.Cost
+	r.end = max(r.end, int64(a.At))
+}
+
 // release moves the services due by now into the measures: any service
 // still pending is at or after its arrival, hence after now.
 func (r *Recorder) release(now int64) {
@@ -178,7 +200,10 @@ func (r *Recorder) countError(err error) {
 
 // ErrorKind names the class of a limiter error for result.json.
 func ErrorKind(err error) string {
+	var k kindError
 	switch {
+	case errors.As(err, &k):
+		return k.kind
 	case errors.Is(err, context.DeadlineExceeded):
 		return "timeout"
 	case errors.Is(err, context.Canceled):
