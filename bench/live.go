@@ -330,23 +330,6 @@ func clockReadCost() float64 {
 	return rounds[clockRounds/2]
 }
 
-// KeyWarnings returns one line per run whose per-key table refused keys
-// (table full) or forgot keys with state (lossy eviction): the second
-// makes its counts higher than its algorithm allows. Nil when neither.
-func KeyWarnings(runs []Run) []string {
-	var ws []string
-	for _, r := range runs {
-		if r.LossyEvictions > 0 {
-			ws = append(ws, fmt.Sprintf("%s: the key table was full and forgot the state of %d keys to take new ones: those keys came back with a fresh quota, so it admitted more than the algorithm allows",
-				r.Algorithm, r.LossyEvictions))
-		}
-		if r.TableFull > 0 {
-			ws = append(ws, fmt.Sprintf("%s: %d requests of new keys were rejected because the key table was full of keys it could not forget",
-				r.Algorithm, r.TableFull))
-		}
-	}
-	return ws
-}
 
 // noop admits everything at once: the calibration limiter.
 type noop struct{}
@@ -368,58 +351,3 @@ func calibrationOf(run *Run) *Calibration {
 	}
 }
 
-// LiveWarnings returns, for the runs of a live result, one line per thing
-// that makes a figure doubtful: a sender late for more than LateShareWarn
-// of the arrivals (the machine, not the limiter, was the bottleneck),
-// arrivals dropped at the in-flight cap, workers abandoned after an
-// interrupt, shaper waits not awaited, and a late calibration. Nil when
-// all is well or the runs are not live.
-func LiveWarnings(runs []Run) []string {
-	var ws []string
-	var cal *Calibration
-	for _, r := range runs {
-		l := r.Live
-		if l == nil {
-			continue
-		}
-		if l.Calibration != nil {
-			cal = l.Calibration
-		}
-		if l.LatePct > 100*LateShareWarn {
-			p99 := time.Duration(0)
-			if l.Lateness != nil {
-				p99 = time.Duration(l.Lateness.P99)
-			}
-			late := fmt.Sprintf("%s: the sender started %.1f%% of calls more than %v late (lateness p99 %v)",
-				r.Algorithm, l.LatePct, time.Duration(l.LateAfterNS), p99)
-			if n := r.ErrorKinds["timeout"]; n > 0 && r.SharesState() {
-				// Workers waiting out a backend's timeouts cannot start
-				// the calls that are due meanwhile.
-				ws = append(ws, fmt.Sprintf("%s: the %s backend timed out on %d decisions (%s), holding the workers: the backend, not the machine, made the calls late",
-					late, r.Backend, n, r.FirstError))
-			} else {
-				ws = append(ws, late+": the machine, not the limiter, was the bottleneck; try fewer algorithms at once, a lower -rate or more -workers")
-			}
-		}
-		if l.Unsent > 0 {
-			ws = append(ws, fmt.Sprintf("%s: the sender fell behind and stopped at the end of the pass with %d of %d arrivals (%.2f%%) not sent",
-				r.Algorithm, l.Unsent, l.Scheduled, 100*float64(l.Unsent)/float64(max(l.Scheduled, 1))))
-		}
-		if l.Dropped > 0 {
-			ws = append(ws, fmt.Sprintf("%s: %d of %d arrivals (%.2f%%) dropped at -max-inflight %d",
-				r.Algorithm, l.Dropped, l.Scheduled, 100*float64(l.Dropped)/float64(max(l.Scheduled, 1)), l.MaxInFlight))
-		}
-		if l.Abandoned > 0 {
-			ws = append(ws, fmt.Sprintf("%s: %d workers were still inside the limiter after the interrupt and were abandoned; their decisions are missing",
-				r.Algorithm, l.Abandoned))
-		}
-		if l.Unserved > 0 {
-			ws = append(ws, fmt.Sprintf("%s: %d shaper waits were still pending when the pass ended and were not awaited; their latency is the promised one",
-				r.Algorithm, l.Unserved))
-		}
-	}
-	if cal != nil && cal.LatePct > 100*LateShareWarn {
-		ws = append(ws, fmt.Sprintf("calibration: even a no-op limiter was started late for %.1f%% of calls: this machine cannot hold the schedule", cal.LatePct))
-	}
-	return ws
-}

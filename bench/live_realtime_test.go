@@ -6,7 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -125,8 +125,8 @@ func TestLiveStall(t *testing.T) {
 	if r.Live.LatePct < 30 {
 		t.Errorf("late %.1f%%: the arrivals due during the stall started late", r.Live.LatePct)
 	}
-	if w := bench.LiveWarnings([]bench.Run{r}); len(w) != 1 || !strings.Contains(w[0], "late") {
-		t.Errorf("warnings %q: want the late sender", w)
+	if w := bench.Warnings([]bench.Run{r}); len(w) != 1 || w[0].Kind != bench.WarnLate {
+		t.Errorf("warnings %+v: want the late sender", w)
 	}
 }
 
@@ -210,9 +210,8 @@ func TestLiveDropsAtCap(t *testing.T) {
 	if r.Live.Dropped < 100 || r.Live.Dropped > 400 {
 		t.Errorf("dropped %d: want about the 200 arrivals due in the 100ms stall", r.Live.Dropped)
 	}
-	w := bench.LiveWarnings([]bench.Run{r})
-	if !strings.Contains(strings.Join(w, "\n"), "dropped at -max-inflight 10") {
-		t.Errorf("warnings %q: want the drops", w)
+	if w := bench.Warnings([]bench.Run{r}); !slices.ContainsFunc(w, func(w bench.Warning) bool { return w.Kind == bench.WarnDropped && w.Cap == 10 }) {
+		t.Errorf("warnings %+v: want the drops at the cap of 10", w)
 	}
 }
 

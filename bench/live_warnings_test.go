@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -32,37 +33,42 @@ func TestLiveConfigErrors(t *testing.T) {
 	}
 }
 
-// TestLiveWarnings: the warnings name the run and the figure, and a sim
-// run has none.
-func TestLiveWarnings(t *testing.T) {
+// TestWarnings: the warnings of live runs say what is doubtful, as data,
+// and a sim run, or a live one that is fine, has none.
+func TestWarnings(t *testing.T) {
+	late := &bench.Percentiles{P99: 3e6}
 	runs := []bench.Run{
 		{Algorithm: "sim-run"},
 		{Algorithm: "fine", Live: &bench.LiveStats{LatePct: 4.9, Scheduled: 100}},
-		{Algorithm: "late", Live: &bench.LiveStats{LatePct: 7.5, LateAfterNS: int64(time.Millisecond), Lateness: &bench.Percentiles{P99: 3e6}}},
+		{Algorithm: "late", Live: &bench.LiveStats{LatePct: 7.5, LateAfterNS: int64(time.Millisecond), Lateness: late}},
 		{Algorithm: "dropping", Live: &bench.LiveStats{Dropped: 5, Scheduled: 100, MaxInFlight: 7}},
 		{Algorithm: "waiting", Live: &bench.LiveStats{Unserved: 3, Calibration: &bench.Calibration{LatePct: 6}}},
 		{Algorithm: "stuck", Live: &bench.LiveStats{Abandoned: 2}},
+		{Algorithm: "forgetful", LossyEvictions: 4, TableFull: 9},
+		{Algorithm: "http", Offered: 10, Errors: 3, ErrorKinds: map[string]int64{"timeout": 3},
+			Live: &bench.LiveStats{Unsent: 8, Scheduled: 18}, HTTP: &bench.HTTPStats{PolicySource: bench.PolicyNone}},
 	}
-	got := strings.Join(bench.LiveWarnings(runs), "\n")
-	for _, want := range []string{
-		"late: the sender started 7.5% of calls more than 1ms late (lateness p99 3ms)",
-		"dropping: 5 of 100 arrivals (5.00%) dropped at -max-inflight 7",
-		"waiting: 3 shaper waits",
-		"stuck: 2 workers were still inside the limiter",
-		"calibration: even a no-op limiter was started late for 6.0% of calls",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("warnings lack %q:\n%s", want, got)
-		}
+	want := []bench.Warning{
+		{Kind: bench.WarnLate, Run: "late", Share: 7.5, Threshold: time.Millisecond, P99: 3 * time.Millisecond},
+		{Kind: bench.WarnDropped, Run: "dropping", N: 5, Of: 100, Cap: 7},
+		{Kind: bench.WarnUnserved, Run: "waiting", N: 3},
+		{Kind: bench.WarnAbandoned, Run: "stuck", N: 2},
+		{Kind: bench.WarnLossy, Run: "forgetful", N: 4},
+		{Kind: bench.WarnTableFull, Run: "forgetful", N: 9},
+		{Kind: bench.WarnUnsent, Run: "http", HTTP: true, N: 8, Of: 18},
+		{Kind: bench.WarnNoPolicy, Run: "http", HTTP: true},
+		{Kind: bench.WarnFailed, Run: "http", HTTP: true, N: 3, Of: 10, Kinds: map[string]int64{"timeout": 3}},
+		{Kind: bench.WarnCalibrationLate, Share: 6},
 	}
-	if strings.Contains(got, "fine") || strings.Contains(got, "sim-run") {
-		t.Errorf("warnings name a run that is fine:\n%s", got)
+	got := bench.Warnings(runs)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Warnings:\n got %+v\nwant %+v", got, want)
 	}
 }
 
-// TestLiveWarningsBlameTheBackend: a late sender on a backend that timed
-// out is blamed on the backend, with its error; on memory, on the machine.
-func TestLiveWarningsBlameTheBackend(t *testing.T) {
+// TestWarningsBlameTheBackend: a late sender on a backend that timed out
+// is blamed on the backend, with its error; on memory, on the machine.
+func TestWarningsBlameTheBackend(t *testing.T) {
 	late := func(backend string, timeouts int64) bench.Run {
 		r := bench.Run{Algorithm: "gcra", Backend: backend, Offered: 1000, Errors: timeouts,
 			Live: &bench.LiveStats{LatePct: 40, LateAfterNS: int64(time.Millisecond), Lateness: &bench.Percentiles{P99: int64(time.Second)}}}
@@ -73,17 +79,20 @@ func TestLiveWarningsBlameTheBackend(t *testing.T) {
 		return r
 	}
 	for _, tc := range []struct {
-		name       string
-		run        bench.Run
-		want, lack string
+		name string
+		run  bench.Run
+		want bench.Warning
 	}{
-		{"paused redis", late("redis", 300), "the redis backend timed out on 300 decisions (redis: gcra: context deadline exceeded)", "the machine, not"},
-		{"busy machine", late("memory", 0), "the machine, not the limiter, was the bottleneck", "backend"},
+		// Redis paused: the workers waited out its timeouts.
+		{"paused redis", late("redis", 300), bench.Warning{Kind: bench.WarnBackendLate, Run: "gcra", Share: 40, Threshold: time.Millisecond,
+			P99: time.Second, N: 300, Backend: "redis", Detail: "redis: gcra: context deadline exceeded"}},
+		// In memory nothing but the machine can be late.
+		{"busy machine", late("memory", 0), bench.Warning{Kind: bench.WarnLate, Run: "gcra", Share: 40, Threshold: time.Millisecond, P99: time.Second}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ws := strings.Join(bench.LiveWarnings([]bench.Run{tc.run}), "\n")
-			if !strings.Contains(ws, tc.want) || strings.Contains(ws, tc.lack) {
-				t.Errorf("warnings %q: want %q, not %q", ws, tc.want, tc.lack)
+			ws := bench.Warnings([]bench.Run{tc.run})
+			if len(ws) != 1 || fmt.Sprint(ws[0]) != fmt.Sprint(tc.want) {
+				t.Errorf("Warnings = %+v, want [%+v]", ws, tc.want)
 			}
 		})
 	}

@@ -52,7 +52,7 @@ func (e *env) execute(ctx context.Context, m measured) (*bench.Result, error) {
 		return nil, err
 	}
 	meta.Interrupted = interrupted
-	meta.Warnings = append(bench.LiveWarnings(runs), bench.KeyWarnings(runs)...)
+	meta.Warnings = phraseAll(runs)
 	for _, w := range meta.Warnings {
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)
 	}
