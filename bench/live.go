@@ -330,7 +330,6 @@ func clockReadCost() float64 {
 	return rounds[clockRounds/2]
 }
 
-
 // noop admits everything at once: the calibration limiter.
 type noop struct{}
 
@@ -350,4 +349,3 @@ func calibrationOf(run *Run) *Calibration {
 		AchievedRatePerS: l.AchievedRatePerS, LatePct: l.LatePct,
 	}
 }
-

@@ -83,4 +83,3 @@ func kindsText(m map[string]int64) string {
 	}
 	return strings.Join(parts, ", ")
 }
-
