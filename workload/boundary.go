@@ -105,3 +105,6 @@ func (b *boundaryStream) Next() (Arrival, bool) {
 }
 
 func (b *boundaryStream) Err() error { return nil }
+
+// Close implements Stream; a synthetic stream holds nothing.
+func (b *boundaryStream) Close() error { return nil }

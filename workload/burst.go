@@ -96,6 +96,9 @@ func (b *nEveryStream) Next() (Arrival, bool) {
 
 func (b *nEveryStream) Err() error { return nil }
 
+// Close implements Stream; a synthetic stream holds nothing.
+func (b *nEveryStream) Close() error { return nil }
+
 // onOffStream repeats a period of On+Off: arrivals at i*1e9/Rate ns from the
 // start of the period while that is before On, then silence during Off.
 // Keys go round-robin.
@@ -133,3 +136,6 @@ func (o *onOffStream) Next() (Arrival, bool) {
 }
 
 func (o *onOffStream) Err() error { return nil }
+
+// Close implements Stream; a synthetic stream holds nothing.
+func (o *onOffStream) Close() error { return nil }

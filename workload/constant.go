@@ -42,3 +42,6 @@ func (c *constantStream) Next() (Arrival, bool) {
 }
 
 func (c *constantStream) Err() error { return nil }
+
+// Close implements Stream; a synthetic stream holds nothing.
+func (c *constantStream) Close() error { return nil }

@@ -78,3 +78,6 @@ func (p *poissonStream) Next() (Arrival, bool) {
 }
 
 func (p *poissonStream) Err() error { return nil }
+
+// Close implements Stream; a synthetic stream holds nothing.
+func (p *poissonStream) Close() error { return nil }

@@ -74,3 +74,6 @@ func (r *rampStream) Next() (Arrival, bool) {
 }
 
 func (r *rampStream) Err() error { return nil }
+
+// Close implements Stream; a synthetic stream holds nothing.
+func (r *rampStream) Close() error { return nil }

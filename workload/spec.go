@@ -2,6 +2,7 @@ package workload
 
 import (
 	"errors"
+	"io"
 	"fmt"
 	"math"
 	"strings"
@@ -20,10 +21,12 @@ type Arrival struct {
 }
 
 // Stream yields arrivals in non-decreasing At order, lazily, one per call.
-// A Stream is not safe for concurrent use. Streams that hold resources (the
-// replay stream holds an open file) also implement io.Closer for an early
-// stop; they close themselves at the end of the stream or on an error.
+// A Stream is not safe for concurrent use. Close stops it early and
+// releases what it holds (the replay stream's open file); a stream also
+// releases it by itself at its end or on an error, and Close may be called
+// more than once.
 type Stream interface {
+	io.Closer
 	// Next returns the next arrival, or false at the end (Duration reached
 	// or trace exhausted) or on an error. Once it has returned false it
 	// keeps returning false.

@@ -47,3 +47,6 @@ func (z *zipfStream) Next() (Arrival, bool) {
 }
 
 func (z *zipfStream) Err() error { return nil }
+
+// Close implements Stream; a synthetic stream holds nothing.
+func (z *zipfStream) Close() error { return nil }
