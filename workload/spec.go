@@ -2,8 +2,8 @@ package workload
 
 import (
 	"errors"
-	"io"
 	"fmt"
+	"io"
 	"math"
 	"strings"
 	"time"
