@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
@@ -40,14 +39,4 @@ func ExampleSimulate() {
 	r := runs[0]
 	fmt.Printf("%s: admitted %d of %d, burst ratio %.2f\n", r.Algorithm, r.Admitted, r.Offered, r.BurstRatio)
 	// Output: every-other: admitted 2000 of 4000, burst ratio 2.00
-}
-
-// BenchmarkOwnLimiter shows bench.Benchmark in a user's `go test -bench`:
-// ns/op per arrival, plus admitted/op and burst-ratio as metrics.
-func BenchmarkOwnLimiter(b *testing.B) {
-	p := algorithms.Policy{Limit: 100, Window: time.Second}
-	cfg := bench.Config{Policy: p, Workload: workload.Spec{Name: "poisson", Rate: 150, Seed: 1}}
-	bench.Benchmark(b, cfg, bench.Target{Name: "gcra", Theory: 2 * p.Limit, New: func() (algorithms.Limiter, error) {
-		return algorithms.NewGCRA(p)
-	}})
 }

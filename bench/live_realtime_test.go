@@ -138,7 +138,7 @@ func TestLiveCounts(t *testing.T) {
 	cfg := liveConfig(p, workload.Spec{Name: "poisson", Rate: 4000, Duration: 300 * time.Millisecond, Keys: 5, Seed: 3})
 	cfg.Reference = bench.Reference(p, 5)
 	cfg.Workers = 3
-	targets, err := bench.MemoryTargets([]string{"gcra", "fixed-window", "leaky-queue", "uber"}, p, 5, 2)
+	targets, err := bench.MemoryTargets([]string{"gcra", "fixed-window", "leaky-queue", "uber"}, p, bench.Keys{N: 5}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestLiveGCRATheory(t *testing.T) {
 	p := algorithms.Policy{Limit: 250, Window: time.Second}.WithDefaults()
 	d := 2 * time.Second
 	cfg := liveConfig(p, workload.Spec{Name: "poisson", Rate: 20 * p.Rate(), Duration: d, Seed: 1})
-	targets, _ := bench.MemoryTargets([]string{"gcra"}, p, 1, 1)
+	targets, _ := bench.MemoryTargets([]string{"gcra"}, p, bench.Keys{N: 1}, 1)
 	r := live(t, cfg, targets)[0]
 	theory := float64(p.Burst) + float64(p.Limit)*d.Seconds()/p.Window.Seconds()
 	got := float64(r.Admitted)
@@ -176,7 +176,7 @@ func TestLiveGCRATheory(t *testing.T) {
 func TestLiveShaperWaits(t *testing.T) {
 	p := algorithms.Policy{Limit: 100, Window: time.Second, Burst: 20} // T = 10ms, delays up to 200ms
 	cfg := liveConfig(p, workload.Spec{Name: "constant", Rate: 300, Duration: 500 * time.Millisecond})
-	targets, _ := bench.MemoryTargets([]string{"leaky-queue"}, p, 1, 1)
+	targets, _ := bench.MemoryTargets([]string{"leaky-queue"}, p, bench.Keys{N: 1}, 1)
 	start := time.Now()
 	r := live(t, cfg, targets)[0]
 	q := r.Live.QueueDelay
@@ -220,7 +220,7 @@ func TestLiveDropsAtCap(t *testing.T) {
 func TestLiveCancel(t *testing.T) {
 	p := algorithms.Policy{Limit: 100, Window: time.Second}
 	cfg := bench.LiveConfig{Config: bench.Config{Policy: p, Workload: workload.Spec{Name: "constant", Rate: 1000, Duration: time.Hour}}}
-	targets, _ := bench.MemoryTargets([]string{"uber", "gcra"}, p, 1, 1)
+	targets, _ := bench.MemoryTargets([]string{"uber", "gcra"}, p, bench.Keys{N: 1}, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
 	start := time.Now()
@@ -284,7 +284,7 @@ func TestLiveCalibration(t *testing.T) {
 	p := algorithms.Policy{Limit: 100, Window: time.Second}
 	cfg := liveConfig(p, workload.Spec{Name: "poisson", Rate: 2000, Duration: 300 * time.Millisecond, Seed: 2})
 	cfg.Calibration = 0
-	targets, _ := bench.MemoryTargets([]string{"gcra", "token-bucket"}, p, 1, 1)
+	targets, _ := bench.MemoryTargets([]string{"gcra", "token-bucket"}, p, bench.Keys{N: 1}, 1)
 	runs := live(t, cfg, targets)
 	c := runs[0].Live.Calibration
 	if c == nil || c.OverheadNS <= 0 || c.OverheadMeanNS <= 0 || c.Overhead == nil || c.OverheadNS < float64(c.Overhead.P50) ||
@@ -308,7 +308,7 @@ func ExampleLive() {
 		Workers:     2,
 		Calibration: -1, // no no-op pass
 	}
-	targets, err := bench.MemoryTargets([]string{"gcra"}, p, 1, 1)
+	targets, err := bench.MemoryTargets([]string{"gcra"}, p, bench.Keys{N: 1}, 1)
 	if err != nil {
 		panic(err)
 	}

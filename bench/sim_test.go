@@ -15,7 +15,7 @@ var policy = algorithms.Policy{Limit: 100, Window: time.Second}
 
 func simulate(t *testing.T, cfg bench.Config, names []string, keys, replicas int) map[string]bench.Run {
 	t.Helper()
-	targets, err := bench.MemoryTargets(names, cfg.Policy, keys, replicas)
+	targets, err := bench.MemoryTargets(names, cfg.Policy, bench.Keys{N: keys}, replicas)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestDeterminism(t *testing.T) {
 		Reference: bench.Reference(policy, 50),
 	}
 	encode := func() []byte {
-		targets, err := bench.MemoryTargets(nil, policy, 50, 2)
+		targets, err := bench.MemoryTargets(nil, policy, bench.Keys{N: 50}, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +159,7 @@ func TestCancelKeepsWhatRan(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	cfg := bench.Config{Policy: policy, Workload: workload.Spec{Name: "constant", Rate: 1e6, Duration: time.Hour, Keys: 1, Cost: 1}}
-	targets, _ := bench.MemoryTargets([]string{"gcra", "sliding-log"}, policy, 1, 1)
+	targets, _ := bench.MemoryTargets([]string{"gcra", "sliding-log"}, policy, bench.Keys{N: 1}, 1)
 	runs, err := bench.Simulate(ctx, cfg, targets)
 	if err != context.Canceled || len(runs) != 1 || runs[0].Offered == 0 || runs[0].Offered > 1<<15 {
 		t.Fatalf("cancelled run: %d runs, err %v; want the first cut short and context.Canceled", len(runs), err)

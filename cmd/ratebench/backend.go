@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/algorithms/backend"
 	"github.com/ratebench/ratebench/bench"
 )
 
@@ -22,7 +23,7 @@ type backendFlags struct {
 func (b *backendFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&b.backend, "backend", "memory", "where limiter state lives: memory, redis://HOST:PORT[/DB], rediss://..., redis+cluster://H1,H2,H3, sqlite://PATH")
 	fs.BoolVar(&b.failOpen, "fail-open", false, "when the backend fails, admit (and count the error) instead of rejecting")
-	durationVar(fs, &b.timeout, "backend-timeout", bench.DefaultBackendTimeout, "per-decision timeout on a shared backend")
+	durationVar(fs, &b.timeout, "backend-timeout", backend.DefaultTimeout, "per-decision timeout on a shared backend")
 	fs.StringVar(&b.redisTime, "redis-time", "arg", "Redis: time passed in (arg, exact and reproducible) or read from Redis TIME (server, live mode only)")
 }
 
@@ -34,7 +35,7 @@ func (b *backendFlags) check() error {
 	case b.timeout <= 0:
 		return usagef("-backend-timeout %v must be > 0", b.timeout)
 	}
-	if _, err := bench.ParseBackend(b.backend); err != nil {
+	if _, err := backend.Parse(b.backend); err != nil {
 		return usageError{err}
 	}
 	return nil
@@ -48,9 +49,9 @@ func (b *backendFlags) targets(names []string, p algorithms.Policy, keys, replic
 	if err := b.check(); err != nil {
 		return nil, nil, err
 	}
-	opts := bench.BackendOptions{Timeout: b.timeout, FailOpen: b.failOpen, ServerTime: b.redisTime == "server", Live: live, Workers: workers,
+	opts := backend.Options{Timeout: b.timeout, FailOpen: b.failOpen, ServerTime: b.redisTime == "server", Live: live, Workers: workers,
 		MaxKeys: bd.maxKeys, Lossy: bd.lossy}
-	targets, closeFn, err := bench.BackendTargets(names, p, keys, replicas, b.backend, opts)
+	targets, closeFn, err := backend.Targets(names, p, keys, replicas, b.backend, opts)
 	switch {
 	case err == nil:
 		return targets, closeFn, nil

@@ -24,11 +24,11 @@ func (e *env) runScenario(ctx context.Context, path, out string, noReport bool, 
 			return usageError{err}
 		}
 	}
-	s, err := bench.ParseScenario(data)
+	s, err := parseScenario(data)
 	if err != nil {
 		return usageError{fmt.Errorf("%s: %w", path, err)}
 	}
-	cells, err := s.Cells()
+	cells, err := s.cells()
 	if err != nil {
 		return usageError{fmt.Errorf("%s: %w", path, err)}
 	}
@@ -38,7 +38,7 @@ func (e *env) runScenario(ctx context.Context, path, out string, noReport bool, 
 		if err != nil {
 			return fmt.Errorf("%s: %s: %w", path, c.Name, err)
 		}
-		targets, err := bench.MemoryTargets(c.Algorithms, c.Config.Policy, c.Config.Workload.Keys, c.Replicas)
+		targets, err := bench.MemoryTargets(c.Algorithms, c.Config.Policy, bench.Keys{N: c.Config.Workload.Keys}, c.Replicas)
 		if err != nil {
 			return usageError{fmt.Errorf("%s: %w", path, err)}
 		}

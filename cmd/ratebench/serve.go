@@ -15,9 +15,9 @@ import (
 
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/all"
+	"github.com/ratebench/ratebench/algorithms/backend"
 	"github.com/ratebench/ratebench/algorithms/httplimit"
 	"github.com/ratebench/ratebench/algorithms/keyed"
-	"github.com/ratebench/ratebench/bench"
 )
 
 // serveTimeouts bound how long serve's connections may take, and how long
@@ -142,12 +142,12 @@ func (f *serveFlags) limiter(p algorithms.Policy) (algorithms.Limiter, func() er
 	if err != nil {
 		return nil, nil, usageError{err}
 	}
-	b, err := bench.ParseBackend(f.backend)
+	b, err := backend.Parse(f.backend)
 	if err != nil {
 		return nil, nil, usageError{err}
 	}
 	f.display = b.Display
-	if b.Kind == bench.BackendMemory {
+	if b.Kind == backend.Memory {
 		opts, err := f.keyTable()
 		if err != nil {
 			return nil, nil, err
@@ -175,9 +175,9 @@ func (f *serveFlags) limiter(p algorithms.Policy) (algorithms.Limiter, func() er
 	case f.prefix == "":
 		return nil, nil, usagef("-prefix must not be empty")
 	}
-	opts := bench.BackendOptions{Timeout: f.timeout, ServerTime: f.redisTime == "server", Live: true,
+	opts := backend.Options{Timeout: f.timeout, ServerTime: f.redisTime == "server", Live: true,
 		Workers: serveBackendWorkers, Prefix: f.prefix}
-	targets, closeFn, err := bench.BackendTargets([]string{e.Name}, p, 1, 1, f.backend, opts)
+	targets, closeFn, err := backend.Targets([]string{e.Name}, p, 1, 1, f.backend, opts)
 	switch {
 	case errors.Is(err, algorithms.ErrBackend):
 		return nil, nil, fmt.Errorf("-backend %s: %w", b.Display, err)

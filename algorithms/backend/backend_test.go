@@ -1,4 +1,4 @@
-package bench_test
+package backend_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/algorithms/backend"
 	"github.com/ratebench/ratebench/algorithms/redis"
 	"github.com/ratebench/ratebench/algorithms/redis/redistest"
 	"github.com/ratebench/ratebench/bench"
@@ -41,9 +42,9 @@ func startCluster(t *testing.T) *redistest.Cluster {
 	return c
 }
 
-func backendTargets(t *testing.T, names []string, p algorithms.Policy, keys, replicas int, backend string, opts bench.BackendOptions) []bench.Target {
+func backendTargets(t *testing.T, names []string, p algorithms.Policy, keys, replicas int, url string, opts backend.Options) []bench.Target {
 	t.Helper()
-	targets, closeFn, err := bench.BackendTargets(names, p, keys, replicas, backend, opts)
+	targets, closeFn, err := backend.Targets(names, p, keys, replicas, url, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,27 +70,27 @@ func TestParseBackend(t *testing.T) {
 		in, kind string
 		bad      bool // wraps ErrBadBackend
 	}{
-		{"memory", bench.BackendMemory, false},
-		{"", bench.BackendMemory, false},                                 // the flag's zero value
-		{"redis://127.0.0.1:6379", bench.BackendRedis, false},            // host and port
-		{"redis://u:secret@localhost:6379/2", bench.BackendRedis, false}, // password and database
-		{"rediss://localhost:6380?dial_timeout=2s", bench.BackendRedis, false},
-		{"redis+cluster://h1:7000,h2:7001,h3:7002", bench.BackendRedisCluster, false},
-		{"rediss+cluster://u:p@h1:7000,h2:7001?pool_size=64", bench.BackendRedisCluster, false},
-		{"sqlite:///tmp/limits.db", bench.BackendSQLite, false}, // absolute path
-		{"sqlite://limits.db", bench.BackendSQLite, false},      // relative path
-		{"postgres://localhost", "", true},                      // unknown scheme
-		{"localhost:6379", "", true},                            // no scheme
-		{"redis://localhost:6379/x", "", true},                  // bad database
-		{"redis://localhost:6379?nonsense=1", "", true},         // unknown option
-		{"redis+cluster://h1:7000,,h2:7001", "", true},          // empty host
-		{"redis+cluster://h1:7000/3", "", true},                 // a cluster has db 0 only
-		{"sqlite://", "", true},                                 // no path
-		{"sqlite://a?b", "", true},                              // '?' in path
+		{"memory", backend.Memory, false},
+		{"", backend.Memory, false},                                 // the flag's zero value
+		{"redis://127.0.0.1:6379", backend.Redis, false},            // host and port
+		{"redis://u:secret@localhost:6379/2", backend.Redis, false}, // password and database
+		{"rediss://localhost:6380?dial_timeout=2s", backend.Redis, false},
+		{"redis+cluster://h1:7000,h2:7001,h3:7002", backend.RedisCluster, false},
+		{"rediss+cluster://u:p@h1:7000,h2:7001?pool_size=64", backend.RedisCluster, false},
+		{"sqlite:///tmp/limits.db", backend.SQLite, false}, // absolute path
+		{"sqlite://limits.db", backend.SQLite, false},      // relative path
+		{"postgres://localhost", "", true},                 // unknown scheme
+		{"localhost:6379", "", true},                       // no scheme
+		{"redis://localhost:6379/x", "", true},             // bad database
+		{"redis://localhost:6379?nonsense=1", "", true},    // unknown option
+		{"redis+cluster://h1:7000,,h2:7001", "", true},     // empty host
+		{"redis+cluster://h1:7000/3", "", true},            // a cluster has db 0 only
+		{"sqlite://", "", true},                            // no path
+		{"sqlite://a?b", "", true},                         // '?' in path
 	} {
-		b, err := bench.ParseBackend(tc.in)
+		b, err := backend.Parse(tc.in)
 		if tc.bad {
-			if !errors.Is(err, bench.ErrBadBackend) {
+			if !errors.Is(err, backend.ErrBad) {
 				t.Errorf("ParseBackend(%q) = %+v, %v; want ErrBadBackend", tc.in, b, err)
 			}
 			continue
@@ -98,7 +99,7 @@ func TestParseBackend(t *testing.T) {
 			t.Errorf("ParseBackend(%q) = %q, %v; want %q", tc.in, b.Kind, err, tc.kind)
 		}
 	}
-	if b, _ := bench.ParseBackend("redis://u:secret@localhost:6379"); b.Display != "redis://u:xxxxx@localhost:6379" {
+	if b, _ := backend.Parse("redis://u:secret@localhost:6379"); b.Display != "redis://u:xxxxx@localhost:6379" {
 		t.Errorf("Display = %q, want the password hidden", b.Display)
 	}
 }
@@ -118,18 +119,18 @@ func TestBackendTargetsErrors(t *testing.T) {
 		name    string
 		algos   []string
 		backend string
-		opts    bench.BackendOptions
+		opts    backend.Options
 		want    error
 	}{
-		{"sqlite has only fixed-window", []string{"gcra"}, "sqlite://" + filepath.Join(dir, "a.db"), bench.BackendOptions{}, bench.ErrBadBackend},
-		{"redis has no leaky bucket", []string{"leaky-bucket"}, closed, bench.BackendOptions{}, bench.ErrBadBackend},
-		{"redis-rate in virtual time", []string{"redis-rate"}, closed, bench.BackendOptions{}, bench.ErrBadBackend},
-		{"server time in virtual time", []string{"gcra"}, closed, bench.BackendOptions{ServerTime: true}, bench.ErrBadBackend},
-		{"unknown scheme", nil, "mysql://x", bench.BackendOptions{}, bench.ErrBadBackend},
-		{"nobody listens", nil, closed, bench.BackendOptions{Timeout: 200 * time.Millisecond}, algorithms.ErrBackend},
-		{"unknown algorithm on memory", []string{"nope"}, "memory", bench.BackendOptions{}, nil},
+		{"sqlite has only fixed-window", []string{"gcra"}, "sqlite://" + filepath.Join(dir, "a.db"), backend.Options{}, backend.ErrBad},
+		{"redis has no leaky bucket", []string{"leaky-bucket"}, closed, backend.Options{}, backend.ErrBad},
+		{"redis-rate in virtual time", []string{"redis-rate"}, closed, backend.Options{}, backend.ErrBad},
+		{"server time in virtual time", []string{"gcra"}, closed, backend.Options{ServerTime: true}, backend.ErrBad},
+		{"unknown scheme", nil, "mysql://x", backend.Options{}, backend.ErrBad},
+		{"nobody listens", nil, closed, backend.Options{Timeout: 200 * time.Millisecond}, algorithms.ErrBackend},
+		{"unknown algorithm on memory", []string{"nope"}, "memory", backend.Options{}, nil},
 	} {
-		_, closeFn, err := bench.BackendTargets(tc.algos, p, 1, 1, tc.backend, tc.opts)
+		_, closeFn, err := backend.Targets(tc.algos, p, 1, 1, tc.backend, tc.opts)
 		if err == nil {
 			closeFn()
 			t.Errorf("%s: no error", tc.name)
@@ -138,7 +139,7 @@ func TestBackendTargetsErrors(t *testing.T) {
 		if tc.want != nil && !errors.Is(err, tc.want) {
 			t.Errorf("%s: error %v, want %v", tc.name, err, tc.want)
 		}
-		if errors.Is(err, bench.ErrBadBackend) && errors.Is(err, algorithms.ErrBackend) {
+		if errors.Is(err, backend.ErrBad) && errors.Is(err, algorithms.ErrBackend) {
 			t.Errorf("%s: %v is both a usage and a backend error", tc.name, err)
 		}
 	}
@@ -163,15 +164,15 @@ func TestBackendSameAsMemory(t *testing.T) {
 		{Name: "boundary", Limit: 50, Window: time.Second, Duration: 4 * time.Second, Keys: 1, Cost: 2},
 	} {
 		cfg := bench.Config{Policy: p, Workload: w, Reference: bench.Reference(p, w.Keys)}
-		mem := simRuns(t, cfg, backendTargets(t, nil, p, w.Keys, 1, "memory", bench.BackendOptions{}))
+		mem := simRuns(t, cfg, backendTargets(t, nil, p, w.Keys, 1, "memory", backend.Options{}))
 		want := map[string]bench.Run{}
 		for _, r := range mem {
 			want[r.Algorithm] = r
 		}
-		for _, backend := range backends {
-			for _, r := range simRuns(t, cfg, backendTargets(t, nil, p, w.Keys, 1, backend, bench.BackendOptions{})) {
+		for _, url := range backends {
+			for _, r := range simRuns(t, cfg, backendTargets(t, nil, p, w.Keys, 1, url, backend.Options{})) {
 				if r.Errors != 0 {
-					t.Fatalf("%s %s on %s: %d errors %v", w.Name, r.Algorithm, backend, r.Errors, r.ErrorKinds)
+					t.Fatalf("%s %s on %s: %d errors %v", w.Name, r.Algorithm, url, r.Errors, r.ErrorKinds)
 				}
 				m := want[r.Algorithm]
 				r.Backend = m.Backend
@@ -179,7 +180,7 @@ func TestBackendSameAsMemory(t *testing.T) {
 				exp, _ := json.Marshal(m)
 				if string(got) != string(exp) {
 					t.Errorf("%s %s on %s: admitted %d, memory %d; the runs differ:\n got %s\nwant %s",
-						w.Name, r.Algorithm, backend, r.Admitted, m.Admitted, got, exp)
+						w.Name, r.Algorithm, url, r.Admitted, m.Admitted, got, exp)
 				}
 			}
 		}
@@ -194,10 +195,10 @@ func TestBackendReplicas(t *testing.T) {
 	p := algorithms.Policy{Limit: 100, Window: time.Second, Burst: 1}
 	cfg := bench.Config{Policy: p, Workload: workload.Spec{Name: "constant", Rate: 800, Duration: 5 * time.Second, Keys: 1, Cost: 1}}
 	algos := []string{"sliding-log", "gcra", "token-bucket", "fixed-window", "sliding-counter"}
-	one := simRuns(t, cfg, backendTargets(t, algos, p, 1, 1, "memory", bench.BackendOptions{}))
-	four := simRuns(t, cfg, backendTargets(t, algos, p, 1, 4, "memory", bench.BackendOptions{}))
-	shared := simRuns(t, cfg, backendTargets(t, algos, p, 1, 4, "redis://"+node.Addr(), bench.BackendOptions{}))
-	file := simRuns(t, cfg, backendTargets(t, []string{"fixed-window"}, p, 1, 4, "sqlite://"+filepath.Join(t.TempDir(), "r.db"), bench.BackendOptions{}))
+	one := simRuns(t, cfg, backendTargets(t, algos, p, 1, 1, "memory", backend.Options{}))
+	four := simRuns(t, cfg, backendTargets(t, algos, p, 1, 4, "memory", backend.Options{}))
+	shared := simRuns(t, cfg, backendTargets(t, algos, p, 1, 4, "redis://"+node.Addr(), backend.Options{}))
+	file := simRuns(t, cfg, backendTargets(t, []string{"fixed-window"}, p, 1, 4, "sqlite://"+filepath.Join(t.TempDir(), "r.db"), backend.Options{}))
 	for i, name := range algos {
 		ratio := float64(four[i].Admitted) / float64(one[i].Admitted)
 		if ratio < 3.9 || ratio > 4.1 || four[i].BurstRatio < 3.9 {

@@ -1,6 +1,6 @@
 //go:build !race
 
-package bench_test
+package backend_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/algorithms/backend"
 	"github.com/ratebench/ratebench/algorithms/redis"
 	"github.com/ratebench/ratebench/algorithms/redis/redistest"
 	"github.com/ratebench/ratebench/bench"
@@ -45,7 +46,7 @@ func TestBackendFault(t *testing.T) {
 	cfg := bench.Config{Policy: p, Workload: workload.Spec{Name: "constant", Rate: 400, Duration: 10 * time.Second, Keys: 1, Cost: 1}}
 	for _, failOpen := range []bool{false, true} {
 		t.Run("fail-open="+strconv.FormatBool(failOpen), func(t *testing.T) {
-			opts := bench.BackendOptions{FailOpen: failOpen, Timeout: 50 * time.Millisecond}
+			opts := backend.Options{FailOpen: failOpen, Timeout: 50 * time.Millisecond}
 			targets := backendTargets(t, []string{"gcra"}, p, 1, 1, "redis://"+srv.Addr(), opts)
 			var n, admitted, errs, errsAfter atomic.Int64
 			inner := targets[0].New
@@ -107,7 +108,7 @@ func TestBackendFaultLive(t *testing.T) {
 	p := algorithms.Policy{Limit: 100, Window: time.Second}
 	spec := workload.Spec{Name: "constant", Rate: 400, Duration: 3 * time.Second, Keys: 1, Cost: 1}
 	cfg := bench.LiveConfig{Config: bench.Config{Policy: p, Workload: spec}, Workers: 4, Calibration: -1}
-	opts := bench.BackendOptions{Live: true, Workers: 4, FailOpen: true, Timeout: 100 * time.Millisecond}
+	opts := backend.Options{Live: true, Workers: 4, FailOpen: true, Timeout: 100 * time.Millisecond}
 	targets := backendTargets(t, []string{"gcra"}, p, 1, 1, "redis://"+srv.Addr(), opts)
 	log := &outageLog{}
 	inner := targets[0].New

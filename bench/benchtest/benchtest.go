@@ -1,9 +1,15 @@
-package bench
+// Package benchtest runs a limiter through a ratebench workload from a
+// user's own `go test -bench`, so that its figures sit beside its peers';
+// it is apart from bench so that programs that drive limiters do not link
+// package testing.
+package benchtest
 
 import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/ratebench/ratebench/bench"
 )
 
 // Benchmark drives target with cfg's workload from a user's own
@@ -12,7 +18,7 @@ import (
 // reports, and the measures are reported as metrics: admitted/op (the share
 // admitted), burst-ratio (most admitted in any span W over L) and
 // theory-ratio.
-func Benchmark(b *testing.B, cfg Config, target Target) {
+func Benchmark(b *testing.B, cfg bench.Config, target bench.Target) {
 	b.Helper()
 	b.ReportAllocs()
 	if cfg.Workload.Rate > 0 {
@@ -20,7 +26,7 @@ func Benchmark(b *testing.B, cfg Config, target Target) {
 	}
 	cfg.Workload.Duration = max(cfg.Workload.Duration, cfg.Policy.Window)
 	b.ResetTimer()
-	runs, err := Simulate(context.Background(), cfg, []Target{target})
+	runs, err := bench.Simulate(context.Background(), cfg, []bench.Target{target})
 	b.StopTimer()
 	if err != nil {
 		b.Fatal(err)

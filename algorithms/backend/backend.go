@@ -1,4 +1,8 @@
-package bench
+// Package backend reads a -backend value (memory, redis://, rediss://,
+// redis+cluster://, sqlite://) and builds the bench targets of the
+// algorithms that backend runs: it is where go-redis and SQLite come into
+// a run, so that package bench needs neither.
+package backend
 
 import (
 	"context"
@@ -19,30 +23,31 @@ import (
 	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/algorithms/redis"
 	"github.com/ratebench/ratebench/algorithms/sqlite"
+	"github.com/ratebench/ratebench/bench"
 )
 
-// ErrBadBackend is wrapped by every error about a -backend value or about
+// ErrBad is wrapped by every error about a -backend value or about
 // what it cannot run (an unknown scheme, a malformed URL, an algorithm the
 // backend does not implement, a server-clock limiter in virtual time): a
 // usage error, unlike a backend that cannot be reached (algorithms.ErrBackend).
-var ErrBadBackend = errors.New("bench: bad backend")
+var ErrBad = errors.New("backend: bad backend")
 
 // Backend kinds, as Target.Backend and result.json's "backend" name them.
 const (
-	BackendMemory       = "memory"
-	BackendRedis        = "redis"
-	BackendRedisCluster = "redis-cluster"
-	BackendSQLite       = "sqlite"
+	Memory       = "memory"
+	Redis        = "redis"
+	RedisCluster = "redis-cluster"
+	SQLite       = "sqlite"
 )
 
-// DefaultBackendTimeout bounds each decision on a shared backend when
-// BackendOptions.Timeout is zero.
-const DefaultBackendTimeout = time.Second
+// DefaultTimeout bounds each decision on a shared backend when
+// Options.Timeout is zero.
+const DefaultTimeout = time.Second
 
-// BackendOptions tune BackendTargets. The zero value is usable.
-type BackendOptions struct {
+// Options tune Targets. The zero value is usable.
+type Options struct {
 	// Timeout bounds each decision (a context deadline); 0 means
-	// DefaultBackendTimeout. A decision that times out is an error of kind
+	// DefaultTimeout. A decision that times out is an error of kind
 	// "timeout".
 	Timeout time.Duration
 	// FailOpen admits a request whose decision failed (Target.FailOpen);
@@ -74,57 +79,57 @@ type BackendOptions struct {
 	// Lossy allows a workload with more keys than MaxKeys: the in-memory
 	// limiters then hold MaxKeys keys and, when full, forget a key with
 	// state to take a new one (counted in Run.LossyEvictions). Without it
-	// such a workload is an error wrapping ErrTooManyKeys.
+	// such a workload is an error wrapping bench.ErrTooManyKeys.
 	Lossy bool
 }
 
-// ParsedBackend is a -backend value, checked but not connected to.
-type ParsedBackend struct {
-	Kind    string // BackendMemory, BackendRedis, BackendRedisCluster or BackendSQLite
+// Parsed is a -backend value, checked but not connected to.
+type Parsed struct {
+	Kind    string // Memory, Redis, RedisCluster or SQLite
 	Display string // the value with any password removed
-	Path    string // BackendSQLite: the file
+	Path    string // SQLite: the file
 	redis   *goredis.Options
 	cluster *goredis.ClusterOptions
 }
 
-// ParseBackend checks a -backend value without connecting: "memory" (or
+// Parse checks a -backend value without connecting: "memory" (or
 // ""), redis://[USER:PASS@]HOST:PORT[/DB][?OPTIONS], rediss://... (TLS),
 // redis+cluster://[USER:PASS@]H1:P1,H2:P2,...[?OPTIONS] (rediss+cluster://
 // with TLS), sqlite://PATH (sqlite:///abs/path or sqlite://rel/path).
 // OPTIONS are go-redis's URL options (dial_timeout=1s, pool_size=64, ...).
-// Errors wrap ErrBadBackend.
-func ParseBackend(backend string) (ParsedBackend, error) {
-	if backend == "" || backend == BackendMemory {
-		return ParsedBackend{Kind: BackendMemory, Display: BackendMemory}, nil
+// Errors wrap ErrBad.
+func Parse(backend string) (Parsed, error) {
+	if backend == "" || backend == Memory {
+		return Parsed{Kind: Memory, Display: Memory}, nil
 	}
 	scheme, rest, ok := strings.Cut(backend, "://")
 	if !ok {
-		return ParsedBackend{}, badBackend(backend, "want memory, redis://HOST:PORT[/DB], rediss://..., redis+cluster://H1:P1,H2:P2,... or sqlite://PATH")
+		return Parsed{}, badBackend(backend, "want memory, redis://HOST:PORT[/DB], rediss://..., redis+cluster://H1:P1,H2:P2,... or sqlite://PATH")
 	}
 	switch strings.ToLower(scheme) {
 	case "redis", "rediss":
 		o, err := goredis.ParseURL(backend)
 		if err != nil {
-			return ParsedBackend{}, badBackend(redact(backend), err.Error())
+			return Parsed{}, badBackend(redact(backend), err.Error())
 		}
-		return ParsedBackend{Kind: BackendRedis, Display: redact(backend), redis: o}, nil
+		return Parsed{Kind: Redis, Display: redact(backend), redis: o}, nil
 	case "redis+cluster", "rediss+cluster":
 		o, err := parseCluster(strings.TrimSuffix(strings.ToLower(scheme), "+cluster"), rest)
 		if err != nil {
-			return ParsedBackend{}, badBackend(redactCluster(scheme, rest), err.Error())
+			return Parsed{}, badBackend(redactCluster(scheme, rest), err.Error())
 		}
-		return ParsedBackend{Kind: BackendRedisCluster, Display: redactCluster(scheme, rest), cluster: o}, nil
+		return Parsed{Kind: RedisCluster, Display: redactCluster(scheme, rest), cluster: o}, nil
 	case "sqlite":
 		if rest == "" || strings.ContainsAny(rest, "?#") {
-			return ParsedBackend{}, badBackend(backend, "want sqlite://PATH, a file path without ? or #")
+			return Parsed{}, badBackend(backend, "want sqlite://PATH, a file path without ? or #")
 		}
-		return ParsedBackend{Kind: BackendSQLite, Display: backend, Path: rest}, nil
+		return Parsed{Kind: SQLite, Display: backend, Path: rest}, nil
 	}
-	return ParsedBackend{}, badBackend(backend, fmt.Sprintf("unknown scheme %q", scheme))
+	return Parsed{}, badBackend(backend, fmt.Sprintf("unknown scheme %q", scheme))
 }
 
 func badBackend(backend, why string) error {
-	return fmt.Errorf("%w %q: %s", ErrBadBackend, backend, why)
+	return fmt.Errorf("%w %q: %s", ErrBad, backend, why)
 }
 
 // parseCluster reads [USER:PASS@]H1:P1,H2:P2[/0][?OPTIONS] through
@@ -174,75 +179,72 @@ func redactCluster(scheme, rest string) string {
 	return scheme + "://" + rest
 }
 
-// BackendAlgorithms returns the algorithms a backend kind implements, the
+// Algorithms returns the algorithms a backend kind implements, the
 // default set first (what an empty names list runs): every algorithm for
 // memory; for Redis the five exact scripts, then redis-rate (named only:
 // it reads Redis's clock); fixed-window for SQLite.
-func BackendAlgorithms(kind string) []string {
+func Algorithms(kind string) []string {
 	switch kind {
-	case BackendMemory:
+	case Memory:
 		return all.Names()
-	case BackendRedis, BackendRedisCluster:
+	case Redis, RedisCluster:
 		return redis.Names()
-	case BackendSQLite:
+	case SQLite:
 		return []string{"fixed-window"}
 	}
 	return nil
 }
 
-// BackendTargets builds the targets for the named algorithms (the
+// Targets builds the targets for the named algorithms (the
 // backend's default set when names is empty) under policy p on backend (a
-// -backend value, see ParseBackend). "memory" is MemoryTargets. On Redis
+// -backend value, see Parse). "memory" is MemoryTargets. On Redis
 // and SQLite every replica's New returns a limiter on the same client (or
 // file) and the same prefix, so the replicas share quota, one state per
 // key; keys only matters to memory. The close function releases the
 // clients; call it once the engine is done, also after an error of the run.
 //
-// Errors: ErrBadBackend for a bad value or an algorithm the backend lacks
+// Errors: ErrBad for a bad value or an algorithm the backend lacks
 // (or a server-clock limiter without Live), algorithms.ErrInvalidPolicy for
 // a policy the backend cannot keep exact (e.g. a Redis window above 26
 // days), algorithms.ErrBackend when the backend cannot be reached (the
 // Redis PING or the SQLite open failed).
-func BackendTargets(names []string, p algorithms.Policy, keys, replicas int, backend string, opts BackendOptions) ([]Target, func() error, error) {
-	b, err := ParseBackend(backend)
+func Targets(names []string, p algorithms.Policy, keys, replicas int, backend string, opts Options) ([]bench.Target, func() error, error) {
+	b, err := Parse(backend)
 	if err != nil {
 		return nil, nil, err
 	}
-	if b.Kind == BackendMemory {
-		if opts.MaxKeys > 0 && keys > opts.MaxKeys && !opts.Lossy {
-			return nil, nil, fmt.Errorf("%w: %d keys, at most %d", ErrTooManyKeys, keys, opts.MaxKeys)
-		}
-		targets, err := memoryTargets(names, p, keyRoom(keys, opts.MaxKeys, opts.Lossy), replicas)
+	if b.Kind == Memory {
+		targets, err := bench.MemoryTargets(names, p, bench.Keys{N: keys, Max: opts.MaxKeys, Lossy: opts.Lossy}, replicas)
 		for i := range targets {
 			targets[i].FailOpen = opts.FailOpen
 		}
 		return targets, func() error { return nil }, err
 	}
 	if p, err = p.Validate(); err != nil {
-		return nil, nil, fmt.Errorf("bench: %w", err)
+		return nil, nil, fmt.Errorf("backend: %w", err)
 	}
 	if names, err = backendNames(b.Kind, names, opts); err != nil {
 		return nil, nil, err
 	}
 	if opts.Timeout <= 0 {
-		opts.Timeout = DefaultBackendTimeout
+		opts.Timeout = DefaultTimeout
 	}
 	fresh := opts.Prefix == ""
 	if fresh {
 		opts.Prefix = freshPrefix()
 	}
-	if b.Kind == BackendSQLite {
+	if b.Kind == SQLite {
 		return sqliteTargets(b, names, p, replicas, opts, fresh)
 	}
 	return redisTargets(b, names, p, replicas, opts)
 }
 
 // backendNames defaults and checks the algorithm names for a backend.
-func backendNames(kind string, names []string, opts BackendOptions) ([]string, error) {
-	have := BackendAlgorithms(kind)
+func backendNames(kind string, names []string, opts Options) ([]string, error) {
+	have := Algorithms(kind)
 	if len(names) == 0 {
 		names = slices.Clone(have)
-		if kind != BackendSQLite {
+		if kind != SQLite {
 			names = slices.DeleteFunc(names, func(n string) bool { return n == redis.RedisRateName })
 		}
 	}
@@ -250,10 +252,10 @@ func backendNames(kind string, names []string, opts BackendOptions) ([]string, e
 	for _, n := range names {
 		n = strings.TrimSpace(n)
 		if !slices.Contains(have, n) {
-			return nil, fmt.Errorf("%w: %s has no %s backend (it has: %s)", ErrBadBackend, n, kind, strings.Join(have, ", "))
+			return nil, fmt.Errorf("%w: %s has no %s backend (it has: %s)", ErrBad, n, kind, strings.Join(have, ", "))
 		}
 		if !opts.Live && (opts.ServerTime || n == redis.RedisRateName) {
-			return nil, fmt.Errorf("%w: %s reads Redis's own clock, which virtual time (sim mode) cannot drive: use the live mode", ErrBadBackend, serverClockName(n))
+			return nil, fmt.Errorf("%w: %s reads Redis's own clock, which virtual time (sim mode) cannot drive: use the live mode", ErrBad, serverClockName(n))
 		}
 		out = append(out, n)
 	}
@@ -287,7 +289,7 @@ func theory(name string, p algorithms.Policy) int64 {
 }
 
 // redisTargets connects, checks with PING, and builds one target per name.
-func redisTargets(b ParsedBackend, names []string, p algorithms.Policy, replicas int, opts BackendOptions) ([]Target, func() error, error) {
+func redisTargets(b Parsed, names []string, p algorithms.Policy, replicas int, opts Options) ([]bench.Target, func() error, error) {
 	pool := max(opts.Workers+opts.Workers/4, 10*runtime.GOMAXPROCS(0))
 	var client goredis.UniversalClient
 	if b.cluster != nil {
@@ -317,7 +319,7 @@ func redisTargets(b ParsedBackend, names []string, p algorithms.Policy, replicas
 	defer cancel()
 	if err := client.Ping(ctx).Err(); err != nil {
 		client.Close()
-		return nil, nil, fmt.Errorf("bench: %s: %w: %w", b.Display, algorithms.ErrBackend, err)
+		return nil, nil, fmt.Errorf("backend: %s: %w: %w", b.Display, algorithms.ErrBackend, err)
 	}
 	ropts := redis.Options{Timeout: opts.Timeout, ServerTime: opts.ServerTime}
 	var batcher *redis.Batcher
@@ -331,7 +333,7 @@ func redisTargets(b ParsedBackend, names []string, p algorithms.Policy, replicas
 		}
 		return client.Close()
 	}
-	targets := make([]Target, 0, len(names))
+	targets := make([]bench.Target, 0, len(names))
 	for _, name := range names {
 		prefix := opts.Prefix + ":" + name
 		newLimiter := func() (algorithms.Limiter, error) {
@@ -339,9 +341,9 @@ func redisTargets(b ParsedBackend, names []string, p algorithms.Policy, replicas
 		}
 		if _, err := newLimiter(); err != nil { // a policy Redis cannot keep exact
 			closeAll()
-			return nil, nil, fmt.Errorf("bench: %w", err)
+			return nil, nil, fmt.Errorf("backend: %w", err)
 		}
-		targets = append(targets, Target{
+		targets = append(targets, bench.Target{
 			Name: name, Backend: b.Kind, Replicas: replicas, Theory: theory(name, p),
 			FailOpen: opts.FailOpen, New: newLimiter,
 		})
@@ -350,10 +352,10 @@ func redisTargets(b ParsedBackend, names []string, p algorithms.Policy, replicas
 }
 
 // sqliteTargets opens the file and builds the fixed-window target.
-func sqliteTargets(b ParsedBackend, names []string, p algorithms.Policy, replicas int, opts BackendOptions, fresh bool) ([]Target, func() error, error) {
+func sqliteTargets(b Parsed, names []string, p algorithms.Policy, replicas int, opts Options, fresh bool) ([]bench.Target, func() error, error) {
 	db, err := sqlite.Open(b.Path, 0)
 	if err != nil {
-		return nil, nil, fmt.Errorf("bench: %w", err)
+		return nil, nil, fmt.Errorf("backend: %w", err)
 	}
 	scope := opts.Prefix + ":fixed-window"
 	var mu sync.Mutex
@@ -380,9 +382,9 @@ func sqliteTargets(b ParsedBackend, names []string, p algorithms.Policy, replica
 		mu.Unlock()
 		return l, nil
 	}
-	targets := make([]Target, 0, len(names))
+	targets := make([]bench.Target, 0, len(names))
 	for _, name := range names {
-		targets = append(targets, Target{
+		targets = append(targets, bench.Target{
 			Name: name, Backend: b.Kind, Replicas: replicas, Theory: theory(name, p),
 			FailOpen: opts.FailOpen, New: newLimiter,
 		})
