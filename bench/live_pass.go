@@ -11,6 +11,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -90,7 +91,7 @@ func newLivePass(cfg LiveConfig, t Target, lims []algorithms.Limiter, exec Execu
 
 // livePassRun drives one target (or, with calibrate, the no-op) over the
 // schedule: the whole workload, or its first cfg.Calibration.
-func livePassRun(ctx context.Context, cfg LiveConfig, t Target, calibrate bool) (*Run, error) {
+func livePassRun(ctx context.Context, cfg LiveConfig, t Target, calibrate bool) (*result.Run, error) {
 	lims, err := replicas(t)
 	if err != nil {
 		return nil, err
@@ -114,7 +115,7 @@ func livePassRun(ctx context.Context, cfg LiveConfig, t Target, calibrate bool) 
 // run schedules the pass's workload (the whole of it, or for the
 // calibration its first cfg.Calibration), then turns what the workers
 // and the collector measured into a Run.
-func (p *livePass) run(ctx context.Context, coll *liveCollector) (*Run, error) {
+func (p *livePass) run(ctx context.Context, coll *liveCollector) (*result.Run, error) {
 	cfg := p.cfg
 	stream, err := workload.New(cfg.Workload)
 	if err != nil {
@@ -176,10 +177,10 @@ func (p *livePass) run(ctx context.Context, coll *liveCollector) (*Run, error) {
 // returns the run, the policy it was measured against, and, when ctx is
 // cancelled, what ran with ctx's error, within about a second of the
 // cancel (exec.Abort ends the requests in flight).
-func LiveExecutor(ctx context.Context, cfg LiveConfig, t Target, exec Executor) (Run, algorithms.Policy, error) {
+func LiveExecutor(ctx context.Context, cfg LiveConfig, t Target, exec Executor) (result.Run, algorithms.Policy, error) {
 	cfg, err := cfg.resolveExec()
 	if err != nil {
-		return Run{}, algorithms.Policy{}, err
+		return result.Run{}, algorithms.Policy{}, err
 	}
 	p := newLivePass(cfg, t, nil, exec, false)
 	coll := newLiveCollector(p, nil)
@@ -189,11 +190,11 @@ func LiveExecutor(ctx context.Context, cfg LiveConfig, t Target, exec Executor) 
 		p.wantPolicy.Store(true)
 	}
 	if cfg.AlignStart > 0 && !alignStart(ctx, cfg.AlignStart) {
-		return Run{}, cfg.Policy, ctx.Err()
+		return result.Run{}, cfg.Policy, ctx.Err()
 	}
 	run, err := p.run(ctx, coll)
 	if run == nil {
-		return Run{}, coll.policy, err
+		return result.Run{}, coll.policy, err
 	}
 	return *run, coll.policy, err
 }
@@ -306,9 +307,9 @@ func (p *livePass) wait(ctx context.Context) ([]*workerResult, []bool) {
 }
 
 // liveMeasures merges the workers' histograms into run and fills run.Live.
-func liveMeasures(run *Run, cfg LiveConfig, s schedule, results []*workerResult, span, wall time.Duration) {
-	lat, svc, late := NewHistogram(), NewHistogram(), NewHistogram()
-	l := &LiveStats{
+func liveMeasures(run *result.Run, cfg LiveConfig, s schedule, results []*workerResult, span, wall time.Duration) {
+	lat, svc, late := result.NewHistogram(), result.NewHistogram(), result.NewHistogram()
+	l := &result.LiveStats{
 		Workers: cfg.Workers, MaxInFlight: cfg.MaxInFlight, LateAfterNS: int64(cfg.LateAfter),
 		Dropped: s.dropped, Unsent: s.unsent, Scheduled: run.Offered + s.dropped + s.unsent + s.held, SpanNS: int64(span), WallNS: int64(wall),
 	}
@@ -321,7 +322,7 @@ func liveMeasures(run *Run, cfg LiveConfig, s schedule, results []*workerResult,
 		mergeInto(late, r.late)
 		if r.overhead != nil {
 			if overhead == nil {
-				overhead, batches, flushes = NewHistogram(), NewHistogram(), NewHistogram()
+				overhead, batches, flushes = result.NewHistogram(), result.NewHistogram(), result.NewHistogram()
 			}
 			mergeInto(overhead, r.overhead)
 			mergeInto(batches, r.batches)
@@ -334,9 +335,9 @@ func liveMeasures(run *Run, cfg LiveConfig, s schedule, results []*workerResult,
 	if run.Latency != nil {
 		l.QueueDelay = run.Latency // a shaper's delays, from the Recorder
 	}
-	run.Latency, run.LatencyHDR = PercentilesOf(lat), EncodeHistogram(lat)
-	l.Service, l.ServiceHDR = PercentilesOf(svc), EncodeHistogram(svc)
-	l.Lateness, l.LatenessHDR = PercentilesOf(late), EncodeHistogram(late)
+	run.Latency, run.LatencyHDR = result.PercentilesOf(lat), result.EncodeHistogram(lat)
+	l.Service, l.ServiceHDR = result.PercentilesOf(svc), result.EncodeHistogram(svc)
+	l.Lateness, l.LatenessHDR = result.PercentilesOf(late), result.EncodeHistogram(late)
 	if run.Offered > 0 {
 		l.LatePct = 100 * float64(l.Late) / float64(run.Offered)
 	}
@@ -355,8 +356,10 @@ func liveMeasures(run *Run, cfg LiveConfig, s schedule, results []*workerResult,
 			median += float64(flushes.ValueAtQuantile(50)) / chunkSize
 			mean += flushes.Mean() / chunkSize
 		}
-		l.overhead = PercentilesOf(overhead)
-		l.HarnessOverheadNS, l.overheadMean = float64(l.overhead.P50)+median, overhead.Mean()+mean
+		// The calibration pass's own: Live copies it into every run.
+		dist := result.PercentilesOf(overhead)
+		l.HarnessOverheadNS = float64(dist.P50) + median
+		l.Calibration = &result.Calibration{OverheadNS: l.HarnessOverheadNS, OverheadMeanNS: overhead.Mean() + mean, Overhead: dist}
 	}
 	run.Live = l
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -22,7 +23,7 @@ import (
 
 // live runs targets through bench.Live and checks what must hold on any
 // run: counts add up and every histogram counts each offered request once.
-func live(t *testing.T, cfg bench.LiveConfig, targets []bench.Target) []bench.Run {
+func live(t *testing.T, cfg bench.LiveConfig, targets []bench.Target) []result.Run {
 	t.Helper()
 	runs, err := bench.Live(context.Background(), cfg, targets)
 	if err != nil {
@@ -34,7 +35,7 @@ func live(t *testing.T, cfg bench.LiveConfig, targets []bench.Target) []bench.Ru
 	return runs
 }
 
-func checkLiveRun(t *testing.T, r bench.Run) {
+func checkLiveRun(t *testing.T, r result.Run) {
 	t.Helper()
 	l := r.Live
 	if l == nil || r.Latency == nil || l.Service == nil || l.Lateness == nil {
@@ -46,13 +47,13 @@ func checkLiveRun(t *testing.T, r bench.Run) {
 	if l.Scheduled != r.Offered+l.Dropped {
 		t.Errorf("%s: scheduled %d != offered %d + dropped %d", r.Algorithm, l.Scheduled, r.Offered, l.Dropped)
 	}
-	for name, p := range map[string]*bench.Percentiles{"latency": r.Latency, "service": l.Service, "lateness": l.Lateness} {
+	for name, p := range map[string]*result.Percentiles{"latency": r.Latency, "service": l.Service, "lateness": l.Lateness} {
 		if p.Count != r.Offered {
 			t.Errorf("%s: %s histogram holds %d values, offered %d: the merge dropped some", r.Algorithm, name, p.Count, r.Offered)
 		}
 	}
 	for name, hdr := range map[string]string{"latency": r.LatencyHDR, "service": l.ServiceHDR, "lateness": l.LatenessHDR} {
-		h, err := bench.DecodeHistogram(hdr)
+		h, err := result.DecodeHistogram(hdr)
 		if err != nil || h.TotalCount() != r.Offered {
 			t.Errorf("%s: %s HDR: %v, %d values; want %d", r.Algorithm, name, err, h.TotalCount(), r.Offered)
 		}
@@ -125,7 +126,7 @@ func TestLiveStall(t *testing.T) {
 	if r.Live.LatePct < 30 {
 		t.Errorf("late %.1f%%: the arrivals due during the stall started late", r.Live.LatePct)
 	}
-	if w := bench.Warnings([]bench.Run{r}); len(w) != 1 || w[0].Kind != bench.WarnLate {
+	if w := bench.Warnings([]result.Run{r}); len(w) != 1 || w[0].Kind != bench.WarnLate {
 		t.Errorf("warnings %+v: want the late sender", w)
 	}
 }
@@ -210,7 +211,7 @@ func TestLiveDropsAtCap(t *testing.T) {
 	if r.Live.Dropped < 100 || r.Live.Dropped > 400 {
 		t.Errorf("dropped %d: want about the 200 arrivals due in the 100ms stall", r.Live.Dropped)
 	}
-	if w := bench.Warnings([]bench.Run{r}); !slices.ContainsFunc(w, func(w bench.Warning) bool { return w.Kind == bench.WarnDropped && w.Cap == 10 }) {
+	if w := bench.Warnings([]result.Run{r}); !slices.ContainsFunc(w, func(w bench.Warning) bool { return w.Kind == bench.WarnDropped && w.Cap == 10 }) {
 		t.Errorf("warnings %+v: want the drops at the cap of 10", w)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -36,17 +37,17 @@ func TestLiveConfigErrors(t *testing.T) {
 // TestWarnings: the warnings of live runs say what is doubtful, as data,
 // and a sim run, or a live one that is fine, has none.
 func TestWarnings(t *testing.T) {
-	late := &bench.Percentiles{P99: 3e6}
-	runs := []bench.Run{
+	late := &result.Percentiles{P99: 3e6}
+	runs := []result.Run{
 		{Algorithm: "sim-run"},
-		{Algorithm: "fine", Live: &bench.LiveStats{LatePct: 4.9, Scheduled: 100}},
-		{Algorithm: "late", Live: &bench.LiveStats{LatePct: 7.5, LateAfterNS: int64(time.Millisecond), Lateness: late}},
-		{Algorithm: "dropping", Live: &bench.LiveStats{Dropped: 5, Scheduled: 100, MaxInFlight: 7}},
-		{Algorithm: "waiting", Live: &bench.LiveStats{Unserved: 3, Calibration: &bench.Calibration{LatePct: 6}}},
-		{Algorithm: "stuck", Live: &bench.LiveStats{Abandoned: 2}},
+		{Algorithm: "fine", Live: &result.LiveStats{LatePct: 4.9, Scheduled: 100}},
+		{Algorithm: "late", Live: &result.LiveStats{LatePct: 7.5, LateAfterNS: int64(time.Millisecond), Lateness: late}},
+		{Algorithm: "dropping", Live: &result.LiveStats{Dropped: 5, Scheduled: 100, MaxInFlight: 7}},
+		{Algorithm: "waiting", Live: &result.LiveStats{Unserved: 3, Calibration: &result.Calibration{LatePct: 6}}},
+		{Algorithm: "stuck", Live: &result.LiveStats{Abandoned: 2}},
 		{Algorithm: "forgetful", LossyEvictions: 4, TableFull: 9},
 		{Algorithm: "http", Offered: 10, Errors: 3, ErrorKinds: map[string]int64{"timeout": 3},
-			Live: &bench.LiveStats{Unsent: 8, Scheduled: 18}, HTTP: &bench.HTTPStats{PolicySource: bench.PolicyNone}},
+			Live: &result.LiveStats{Unsent: 8, Scheduled: 18}, HTTP: &result.HTTPStats{PolicySource: bench.PolicyNone}},
 	}
 	want := []bench.Warning{
 		{Kind: bench.WarnLate, Run: "late", Share: 7.5, Threshold: time.Millisecond, P99: 3 * time.Millisecond},
@@ -69,9 +70,9 @@ func TestWarnings(t *testing.T) {
 // TestWarningsBlameTheBackend: a late sender on a backend that timed out
 // is blamed on the backend, with its error; on memory, on the machine.
 func TestWarningsBlameTheBackend(t *testing.T) {
-	late := func(backend string, timeouts int64) bench.Run {
-		r := bench.Run{Algorithm: "gcra", Backend: backend, Offered: 1000, Errors: timeouts,
-			Live: &bench.LiveStats{LatePct: 40, LateAfterNS: int64(time.Millisecond), Lateness: &bench.Percentiles{P99: int64(time.Second)}}}
+	late := func(backend string, timeouts int64) result.Run {
+		r := result.Run{Algorithm: "gcra", Backend: backend, Offered: 1000, Errors: timeouts,
+			Live: &result.LiveStats{LatePct: 40, LateAfterNS: int64(time.Millisecond), Lateness: &result.Percentiles{P99: int64(time.Second)}}}
 		if timeouts > 0 {
 			r.ErrorKinds = map[string]int64{"timeout": timeouts}
 			r.FirstError = "redis: gcra: context deadline exceeded"
@@ -80,7 +81,7 @@ func TestWarningsBlameTheBackend(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		run  bench.Run
+		run  result.Run
 		want bench.Warning
 	}{
 		// Redis paused: the workers waited out its timeouts.
@@ -90,7 +91,7 @@ func TestWarningsBlameTheBackend(t *testing.T) {
 		{"busy machine", late("memory", 0), bench.Warning{Kind: bench.WarnLate, Run: "gcra", Share: 40, Threshold: time.Millisecond, P99: time.Second}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ws := bench.Warnings([]bench.Run{tc.run})
+			ws := bench.Warnings([]result.Run{tc.run})
 			if len(ws) != 1 || fmt.Sprint(ws[0]) != fmt.Sprint(tc.want) {
 				t.Errorf("Warnings = %+v, want [%+v]", ws, tc.want)
 			}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/ratebench/ratebench/bench/result"
 )
 
 // A worker hands its decisions to the collector in chunks of chunkSize, or
@@ -154,9 +155,9 @@ func newLiveWorker(p *livePass, id int) *liveWorker {
 	w := &liveWorker{p: p, id: id, inbox: make(chan liveJob, 1), kick: make(chan struct{}, 1)}
 	w.buf = w.local[:0]
 	w.floor.Store(idleFloor)
-	w.res = workerResult{id: id, lat: NewHistogram(), svc: NewHistogram(), late: NewHistogram()}
+	w.res = workerResult{id: id, lat: result.NewHistogram(), svc: result.NewHistogram(), late: result.NewHistogram()}
 	if p.calibrate {
-		w.res.overhead, w.res.batches, w.res.flushes = NewHistogram(), NewHistogram(), NewHistogram()
+		w.res.overhead, w.res.batches, w.res.flushes = result.NewHistogram(), result.NewHistogram(), result.NewHistogram()
 	}
 	if p.target.Shaper {
 		w.timer = time.NewTimer(time.Hour)
@@ -260,11 +261,11 @@ func (w *liveWorker) record() {
 	}
 	for _, m := range w.meas[:w.nmeas] {
 		if m.lat >= 0 {
-			_ = w.res.lat.RecordValue(min(m.lat, histHighest))
-			_ = w.res.svc.RecordValue(min(m.svc, histHighest))
+			_ = w.res.lat.RecordValue(min(m.lat, result.HistHighest))
+			_ = w.res.svc.RecordValue(min(m.svc, result.HistHighest))
 		}
 		if m.late >= 0 {
-			_ = w.res.late.RecordValue(min(m.late, histHighest))
+			_ = w.res.late.RecordValue(min(m.late, result.HistHighest))
 		}
 	}
 	if w.p.calibrate && w.nmeas == len(w.meas) {

@@ -4,28 +4,15 @@ import (
 	"container/heap"
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
 )
-
-// Histogram bounds for delays and latencies: 1 ns to 1 hour, 3 digits.
-const (
-	histLowest  = 1
-	histHighest = int64(3600e9)
-	histDigits  = 3
-)
-
-// NewHistogram returns an HdrHistogram with the bounds every ratebench
-// latency histogram uses, so that any two can be merged.
-func NewHistogram() *hdrhistogram.Histogram {
-	return hdrhistogram.New(histLowest, histHighest, histDigits)
-}
 
 // keyStats is one key's share and its exact span maximum.
 type keyStats struct {
@@ -60,7 +47,7 @@ func (h *servedHeap) Pop() any {
 // non-decreasing instant order. The zero value is not usable; use
 // NewRecorder. Not safe for concurrent use: one per pass.
 type Recorder struct {
-	run      Run
+	run      result.Run
 	window   int64
 	bin      int64
 	failOpen bool
@@ -78,7 +65,7 @@ type Recorder struct {
 // time bins of bin.
 func NewRecorder(t Target, p algorithms.Policy, bin int64) *Recorder {
 	r := &Recorder{
-		run: Run{
+		run: result.Run{
 			Algorithm: t.Name, Backend: t.Backend, Replicas: max(t.Replicas, 1),
 			TheoryMaxInWindow: t.Theory, DisagreementPct: -1, FailOpen: t.FailOpen,
 		},
@@ -89,7 +76,7 @@ func NewRecorder(t Target, p algorithms.Policy, bin int64) *Recorder {
 		keys:     map[string]*keyStats{},
 	}
 	if t.Shaper {
-		r.delays = NewHistogram()
+		r.delays = result.NewHistogram()
 	}
 	return r
 }
@@ -140,7 +127,7 @@ func (r *Recorder) Add(a workload.Arrival, d algorithms.Decision, err error) {
 		r.admit(ks, at, a.Cost)
 		return
 	}
-	_ = r.delays.RecordValue(max(int64(d.Delay), histLowest))
+	_ = r.delays.RecordValue(max(int64(d.Delay), result.HistLowest))
 	heap.Push(&r.pending, served{at: at + int64(d.Delay), cost: a.Cost, key: ks})
 }
 
@@ -226,14 +213,14 @@ func (r *Recorder) Disagree(falseAdmits, falseRejects int64) {
 
 // Finish flushes pending services and returns the run; duration is the
 // length of the run in virtual time (0: up to the last instant seen).
-func (r *Recorder) Finish(p algorithms.Policy, duration int64) Run {
+func (r *Recorder) Finish(p algorithms.Policy, duration int64) result.Run {
 	r.release(1<<63 - 1)
 	run := r.run
 	if duration <= 0 {
 		duration = r.end + 1
 	}
 	n := max(int64(len(r.admitted)), int64(len(r.rejected)), (duration+r.bin-1)/r.bin, 1)
-	run.Series = Series{BinNS: r.bin, Admitted: addBin(r.admitted, n-1, 0), Rejected: addBin(r.rejected, n-1, 0)}
+	run.Series = result.Series{BinNS: r.bin, Admitted: addBin(r.admitted, n-1, 0), Rejected: addBin(r.rejected, n-1, 0)}
 	names := make([]string, 0, len(r.keys))
 	for k := range r.keys {
 		names = append(names, k)
@@ -255,46 +242,19 @@ func (r *Recorder) Finish(p algorithms.Policy, duration int64) Run {
 		admitted[i] = r.keys[k].admitted
 	}
 	run.KeyCount = len(names)
-	if len(names) <= MaxKeysReported {
-		run.Keys = make([]KeyCount, len(names))
+	if len(names) <= result.MaxKeysReported {
+		run.Keys = make([]result.KeyCount, len(names))
 		for i, k := range names {
-			run.Keys[i] = KeyCount{Key: k, Offered: r.keys[k].offered, Admitted: r.keys[k].admitted}
+			run.Keys[i] = result.KeyCount{Key: k, Offered: r.keys[k].offered, Admitted: r.keys[k].admitted}
 		}
 	}
-	run.JainFairness = Jain(admitted)
+	run.JainFairness = result.Jain(admitted)
 	run.BurstRatio = float64(run.MaxAdmittedInWindow) / float64(p.Limit)
 	run.TheoryRatio = float64(run.TheoryMaxInWindow) / float64(p.Limit)
 	run.ThroughputPerS = float64(run.AdmittedCost) / (float64(duration) / 1e9)
 	if r.delays != nil && r.delays.TotalCount() > 0 {
-		run.Latency = PercentilesOf(r.delays)
-		run.LatencyHDR = EncodeHistogram(r.delays)
+		run.Latency = result.PercentilesOf(r.delays)
+		run.LatencyHDR = result.EncodeHistogram(r.delays)
 	}
 	return run
-}
-
-// PercentilesOf reads the standard percentiles off h.
-func PercentilesOf(h *hdrhistogram.Histogram) *Percentiles {
-	return &Percentiles{
-		P50: h.ValueAtQuantile(50), P90: h.ValueAtQuantile(90), P99: h.ValueAtQuantile(99),
-		P999: h.ValueAtQuantile(99.9), P9999: h.ValueAtQuantile(99.99), Max: h.Max(),
-		Count: h.TotalCount(),
-	}
-}
-
-// EncodeHistogram returns h in the HdrHistogram V2 compressed base64 form.
-func EncodeHistogram(h *hdrhistogram.Histogram) string {
-	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-	if err != nil {
-		return "" // only for an unknown version, which this is not
-	}
-	return string(b)
-}
-
-// DecodeHistogram parses what EncodeHistogram wrote.
-func DecodeHistogram(s string) (*hdrhistogram.Histogram, error) {
-	h, err := hdrhistogram.Decode([]byte(s))
-	if err != nil {
-		return nil, fmt.Errorf("bench: latency histogram: %w", err)
-	}
-	return h, nil
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -62,7 +63,7 @@ func binWidth(window, span time.Duration) int64 {
 // config gives the same runs, byte for byte. When ctx is cancelled it stops
 // within checkInterval arrivals and returns the runs measured so far (the
 // current one cut short) with ctx's error.
-func Simulate(ctx context.Context, cfg Config, targets []Target) ([]Run, error) {
+func Simulate(ctx context.Context, cfg Config, targets []Target) ([]result.Run, error) {
 	p, err := cfg.Policy.Validate()
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
@@ -74,7 +75,7 @@ func Simulate(ctx context.Context, cfg Config, targets []Target) ([]Run, error) 
 			return nil, err
 		}
 	}
-	runs := make([]Run, 0, len(targets))
+	runs := make([]result.Run, 0, len(targets))
 	for _, t := range targets {
 		run, err := simPass(ctx, cfg, t, ref)
 		if run != nil {
@@ -101,7 +102,7 @@ func replicas(t Target) ([]algorithms.Limiter, error) {
 }
 
 // simPass drives one target over the whole workload.
-func simPass(ctx context.Context, cfg Config, t Target, ref *bitset) (*Run, error) {
+func simPass(ctx context.Context, cfg Config, t Target, ref *bitset) (*result.Run, error) {
 	lims, err := replicas(t)
 	if err != nil {
 		return nil, err

@@ -8,12 +8,13 @@ import (
 
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
 )
 
 var policy = algorithms.Policy{Limit: 100, Window: time.Second}
 
-func simulate(t *testing.T, cfg bench.Config, names []string, keys, replicas int) map[string]bench.Run {
+func simulate(t *testing.T, cfg bench.Config, names []string, keys, replicas int) map[string]result.Run {
 	t.Helper()
 	targets, err := bench.MemoryTargets(names, cfg.Policy, bench.Keys{N: keys}, replicas)
 	if err != nil {
@@ -23,7 +24,7 @@ func simulate(t *testing.T, cfg bench.Config, names []string, keys, replicas int
 	if err != nil {
 		t.Fatal(err)
 	}
-	byName := map[string]bench.Run{}
+	byName := map[string]result.Run{}
 	for _, r := range runs {
 		if r.Offered != r.Admitted+r.Rejected {
 			t.Errorf("%s: offered %d != admitted %d + rejected %d", r.Algorithm, r.Offered, r.Admitted, r.Rejected)

@@ -3,19 +3,13 @@ package bench
 import (
 	"errors"
 	"fmt"
-	"runtime"
-	"runtime/debug"
 	"strings"
-	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/algorithms/keyed"
+	"github.com/ratebench/ratebench/bench/result"
 )
-
-// version is ratebench's version as written to result.json, unless the
-// build says otherwise.
-const version = "0.1.0"
 
 // Keys sizes the per-key state of in-memory targets. It is a plain value.
 type Keys struct {
@@ -103,22 +97,9 @@ func lossyEvictions(lims []algorithms.Limiter) int64 {
 	return n
 }
 
-// NewMeta describes this process for result.json.
-func NewMeta(mode string, seed uint64, args []string) Meta {
-	v := version
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		v = bi.Main.Version
-	}
-	return Meta{
-		Version: v, Go: runtime.Version(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,
-		CPUs: runtime.NumCPU(), Seed: seed, Mode: mode, StartedAt: time.Now().UTC(), Args: args,
-	}
-}
-
-
 // NewResult assembles a result.json from an engine's config and runs.
-func NewResult(meta Meta, cfg Config, runs []Run) *Result {
+func NewResult(meta result.Meta, cfg Config, runs []result.Run) *result.Result {
 	w := cfg.Workload.Params()
 	w["name"] = cfg.Workload.Name
-	return &Result{Meta: meta, Policy: PolicyOf(cfg.Policy), Workload: w, Runs: runs}
+	return &result.Result{Meta: meta, Policy: result.PolicyOf(cfg.Policy), Workload: w, Runs: runs}
 }

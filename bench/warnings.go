@@ -1,6 +1,10 @@
 package bench
 
-import "time"
+import (
+	"time"
+
+	"github.com/ratebench/ratebench/bench/result"
+)
 
 // WarningKind is what a Warning is about.
 type WarningKind int
@@ -70,9 +74,9 @@ type Warning struct {
 // a late sender, drops, arrivals not sent, workers given up on, shaper
 // waits not awaited, a late calibration, forgotten or refused keys, an
 // attack without a policy or with failures. Nil when all is well.
-func Warnings(runs []Run) []Warning {
+func Warnings(runs []result.Run) []Warning {
 	var ws []Warning
-	var cal *Calibration
+	var cal *result.Calibration
 	for _, r := range runs {
 		ws = append(ws, liveWarnings(r)...)
 		if r.Live != nil && r.Live.Calibration != nil {
@@ -100,7 +104,7 @@ func Warnings(runs []Run) []Warning {
 }
 
 // liveWarnings are the warnings about a live run's sender.
-func liveWarnings(r Run) []Warning {
+func liveWarnings(r result.Run) []Warning {
 	l := r.Live
 	if l == nil {
 		return nil

@@ -10,12 +10,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ratebench/ratebench/bench/result"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/ratebench/ratebench/bench"
 )
 
 // curve is one run as a chart draws it: its label, style and data. A
@@ -23,12 +22,12 @@ import (
 type curve struct {
 	label string
 	style style
-	run   *bench.Run
+	run   *result.Run
 }
 
 // curvesOf returns one curve per run of r, coloured by position.
-func curvesOf(r *bench.Result) []curve {
-	names := labels(r)
+func curvesOf(r *result.Result) []curve {
+	names := r.Labels()
 	out := make([]curve, len(r.Runs))
 	for i := range r.Runs {
 		out[i] = curve{label: names[i], style: styleOf(i), run: &r.Runs[i]}
@@ -38,7 +37,7 @@ func curvesOf(r *bench.Result) []curve {
 
 // runCharts renders the charts of one run folder, in the order the page
 // shows them, each in its own goroutine.
-func runCharts(r *bench.Result) ([]Chart, error) {
+func runCharts(r *result.Result) ([]Chart, error) {
 	cs := curvesOf(r)
 	sides := []side{{curves: cs, policy: r.Policy}}
 	jobs := []func() (Chart, error){
@@ -82,7 +81,7 @@ func hasKeys(cs []curve) bool {
 }
 
 // perSecond is the policy's limit as a rate per second.
-func perSecond(p bench.PolicyJSON) float64 {
+func perSecond(p result.PolicyJSON) float64 {
 	return float64(p.Limit) / (float64(p.WindowNS) / 1e9)
 }
 
@@ -113,7 +112,7 @@ func rateXY(bins []int64, binNS int64, minK int) (plotter.XYs, int) {
 type side struct {
 	name   string
 	curves []curve
-	policy bench.PolicyJSON
+	policy result.PolicyJSON
 }
 
 // labelLegend adds one entry per label in first-seen order, in the style
@@ -391,7 +390,7 @@ func firstOf(maps []map[string]curve, label string) curve {
 
 // theoryRatio is the worst case of a run over L: one instance's theory,
 // times the replicas when each keeps its own state in memory.
-func theoryRatio(run bench.Run) float64 {
+func theoryRatio(run result.Run) float64 {
 	if run.TheoryMaxInWindow == 0 {
 		return 0
 	}

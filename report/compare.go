@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 )
 
 // CompareFile is the page Compare writes.
@@ -27,7 +27,7 @@ type CompareOptions struct {
 // two (B dashed or lighter), also written as compare_admitted_rate.png,
 // compare_burst_ratio.png and compare_latency.png. Every file is written to
 // a temporary name and renamed.
-func Compare(dir string, a, b *bench.Result, opts CompareOptions) error {
+func Compare(dir string, a, b *result.Result, opts CompareOptions) error {
 	if opts.NameA == "" {
 		opts.NameA = "A"
 	}
@@ -42,7 +42,7 @@ func Compare(dir string, a, b *bench.Result, opts CompareOptions) error {
 		return err
 	}
 	for _, c := range charts {
-		if err := bench.WriteFileAtomic(filepath.Join(dir, c.File), c.PNG); err != nil {
+		if err := result.WriteFileAtomic(filepath.Join(dir, c.File), c.PNG); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
 	}
@@ -50,7 +50,7 @@ func Compare(dir string, a, b *bench.Result, opts CompareOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := bench.WriteFileAtomic(filepath.Join(dir, CompareFile), page); err != nil {
+	if err := result.WriteFileAtomic(filepath.Join(dir, CompareFile), page); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	return nil
@@ -58,9 +58,9 @@ func Compare(dir string, a, b *bench.Result, opts CompareOptions) error {
 
 // compareSides returns the two results as chart sides: a label keeps its
 // colour on both, B's lines are dashed.
-func compareSides(a, b *bench.Result, opts CompareOptions) []side {
+func compareSides(a, b *result.Result, opts CompareOptions) []side {
 	colour := map[string]int{}
-	mk := func(r *bench.Result, dash bool) []curve {
+	mk := func(r *result.Result, dash bool) []curve {
 		cs := curvesOf(r)
 		for i := range cs {
 			n, ok := colour[cs[i].label]
@@ -84,7 +84,7 @@ func compareSides(a, b *bench.Result, opts CompareOptions) []side {
 	}
 }
 
-func compareCharts(a, b *bench.Result, opts CompareOptions) ([]Chart, error) {
+func compareCharts(a, b *result.Result, opts CompareOptions) ([]Chart, error) {
 	sides := compareSides(a, b, opts)
 	solid := fmt.Sprintf(" Solid lines: %s; dashed: %s.", opts.NameA, opts.NameB)
 	jobs := []func() (Chart, error){
@@ -148,7 +148,7 @@ type compareView struct {
 var diffHeads = []string{"admitted", "rejected", "burst ratio", "disagree %", "Jain", "p99", "max latency"}
 
 // CompareHTML returns compare.html for a and b with the given charts.
-func CompareHTML(a, b *bench.Result, charts []Chart, opts CompareOptions) ([]byte, error) {
+func CompareHTML(a, b *result.Result, charts []Chart, opts CompareOptions) ([]byte, error) {
 	v := compareView{
 		Title:   fmt.Sprintf("ratebench compare: %s vs %s", opts.NameA, opts.NameB),
 		Version: a.Meta.Version,
@@ -157,10 +157,10 @@ func CompareHTML(a, b *bench.Result, charts []Chart, opts CompareOptions) ([]byt
 		Diff:   diffRows(a, b),
 		Charts: figures(charts, true),
 	}
-	for i, r := range []*bench.Result{a, b} {
+	for i, r := range []*result.Result{a, b} {
 		name := []string{opts.NameA, opts.NameB}[i]
 		v.Sides = append(v.Sides, sideView{
-			Name: name, Subtitle: fmt.Sprintf("%s workload; %s", workloadName(r), subtitle(r)),
+			Name: name, Subtitle: fmt.Sprintf("%s workload; %s", r.WorkloadName(), subtitle(r)),
 			Command: Command(r.Meta.Args), Readings: readings(r), Warnings: r.Meta.Warnings,
 			Rows: rows(r), Meta: metaKV(r.Meta), Workload: workloadKV(r.Workload),
 		})
@@ -173,8 +173,8 @@ func CompareHTML(a, b *bench.Result, charts []Chart, opts CompareOptions) ([]byt
 }
 
 // diffRows matches the runs of a and b by label, in a's order then b's.
-func diffRows(a, b *bench.Result) []diffRow {
-	la, lb := labels(a), labels(b)
+func diffRows(a, b *result.Result) []diffRow {
+	la, lb := a.Labels(), b.Labels()
 	index := func(ls []string, l string) int {
 		for i, x := range ls {
 			if x == l {
@@ -192,7 +192,7 @@ func diffRows(a, b *bench.Result) []diffRow {
 	}
 	out := make([]diffRow, len(order))
 	for i, l := range order {
-		var ra, rb *bench.Run
+		var ra, rb *result.Run
 		if j := index(la, l); j >= 0 {
 			ra = &a.Runs[j]
 		}
@@ -206,30 +206,30 @@ func diffRows(a, b *bench.Result) []diffRow {
 
 // measure reads one number off a run and formats it and a difference.
 type measure struct {
-	get  func(*bench.Run) (float64, bool)
+	get  func(*result.Run) (float64, bool)
 	show func(float64) string
 	diff func(a, b float64) string
 }
 
 var measures = []measure{
-	{get: func(r *bench.Run) (float64, bool) { return float64(r.Admitted), true }, show: count, diff: countDiff},
-	{get: func(r *bench.Run) (float64, bool) { return float64(r.Rejected), true }, show: count, diff: countDiff},
-	{get: func(r *bench.Run) (float64, bool) { return r.BurstRatio, true },
+	{get: func(r *result.Run) (float64, bool) { return float64(r.Admitted), true }, show: count, diff: countDiff},
+	{get: func(r *result.Run) (float64, bool) { return float64(r.Rejected), true }, show: count, diff: countDiff},
+	{get: func(r *result.Run) (float64, bool) { return r.BurstRatio, true },
 		show: func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) + "x" },
 		diff: func(a, b float64) string { return signed(b-a, 2) }},
-	{get: func(r *bench.Run) (float64, bool) { return r.DisagreementPct, r.DisagreementPct >= 0 },
+	{get: func(r *result.Run) (float64, bool) { return r.DisagreementPct, r.DisagreementPct >= 0 },
 		show: func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) },
 		diff: func(a, b float64) string { return signed(b-a, 3) }},
-	{get: func(r *bench.Run) (float64, bool) { return r.JainFairness, true },
+	{get: func(r *result.Run) (float64, bool) { return r.JainFairness, true },
 		show: func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) },
 		diff: func(a, b float64) string { return signed(b-a, 3) }},
-	{get: func(r *bench.Run) (float64, bool) {
+	{get: func(r *result.Run) (float64, bool) {
 		if r.Latency == nil {
 			return 0, false
 		}
 		return float64(r.Latency.P99), true
 	}, show: func(v float64) string { return fmtNS(int64(v)) }, diff: durDiff},
-	{get: func(r *bench.Run) (float64, bool) {
+	{get: func(r *result.Run) (float64, bool) {
 		if r.Latency == nil {
 			return 0, false
 		}
@@ -239,7 +239,7 @@ var measures = []measure{
 
 // diffCells formats every measure of a run on both sides; a nil run or a
 // measure it does not have shows "-".
-func diffCells(a, b *bench.Run) []diffCell {
+func diffCells(a, b *result.Run) []diffCell {
 	out := make([]diffCell, len(measures))
 	for i, m := range measures {
 		c := diffCell{A: "-", B: "-", D: "-"}

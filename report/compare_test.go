@@ -6,11 +6,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ratebench/ratebench/bench/result/resulttest"
 )
 
 func TestCompare(t *testing.T) {
 	t.Parallel()
-	a, b := fixture(), fixture()
+	a, b := resulttest.Fixture(), resulttest.Fixture()
 	b.Runs = slices.Delete(b.Runs, 3, 4)                // sliding-log x2 only in A
 	b.Runs[1].Admitted, b.Runs[1].BurstRatio = 450, 1.5 // fixed-window admits less in B
 	b.Runs[0].Algorithm = "gcra"                        // gcra only in B

@@ -5,17 +5,17 @@ import (
 	"os"
 	"time"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/report"
 )
 
 // A hand-made result: the fixed window lets 2L through around a window
 // edge, the sliding log does not.
-func example() *bench.Result {
-	return &bench.Result{
-		Policy:   bench.PolicyJSON{Limit: 100, WindowNS: int64(time.Second), Burst: 100},
+func example() *result.Result {
+	return &result.Result{
+		Policy:   result.PolicyJSON{Limit: 100, WindowNS: int64(time.Second), Burst: 100},
 		Workload: map[string]any{"name": "boundary"},
-		Runs: []bench.Run{
+		Runs: []result.Run{
 			{Algorithm: "fixed-window", Backend: "memory", Replicas: 1, Offered: 400, Admitted: 400,
 				MaxAdmittedInWindow: 200, MaxWindowEndNS: int64(1009 * time.Millisecond), MaxWindowSpanNS: int64(19 * time.Millisecond),
 				TheoryMaxInWindow: 200, BurstRatio: 2, TheoryRatio: 2, DisagreementPct: 50, JainFairness: 1},
@@ -50,7 +50,7 @@ func ExampleCommand() {
 	// Output: ratebench run -out 'results/my run' -rate 150
 }
 
-func ExampleLabel() {
-	fmt.Println(report.Label(bench.Run{Algorithm: "gcra", Backend: "redis", Replicas: 4}))
-	// Output: gcra x4@redis
+func ExampleFileStem() {
+	fmt.Println(report.FileStem(result.Run{Algorithm: "gcra", Backend: "redis", Replicas: 4}.Label()))
+	// Output: gcra-x4@redis
 }

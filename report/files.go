@@ -6,19 +6,19 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 )
 
 // SeriesCSV returns series.csv: a header, then one row per run and time bin
 // in run order: bin index, bin start and end in ns from the start of the
 // run, the run's label, and the cost admitted (served, for shapers) and
 // rejected in that bin.
-func SeriesCSV(r *bench.Result) []byte {
+func SeriesCSV(r *result.Result) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	_ = w.Write([]string{"bin", "start_ns", "end_ns", "algorithm", "admitted", "rejected"})
 	row := make([]string, 6)
-	names := labels(r)
+	names := r.Labels()
 	for i, run := range r.Runs {
 		label := names[i]
 		s := run.Series
@@ -65,9 +65,9 @@ type File struct {
 // HdrHistogram's percentile distribution format (Value, Percentile,
 // TotalCount, 1/(1-Percentile), then the mean, deviation, max and count),
 // values in milliseconds.
-func Hgrms(r *bench.Result) ([]File, error) {
+func Hgrms(r *result.Result) ([]File, error) {
 	var out []File
-	names := labels(r)
+	names := r.Labels()
 	for i, run := range r.Runs {
 		hists := []struct{ suffix, enc string }{{".hgrm", run.LatencyHDR}}
 		if l := run.Live; l != nil {
@@ -78,7 +78,7 @@ func Hgrms(r *bench.Result) ([]File, error) {
 			if x.enc == "" {
 				continue
 			}
-			h, err := bench.DecodeHistogram(x.enc)
+			h, err := result.DecodeHistogram(x.enc)
 			if err != nil {
 				return nil, fmt.Errorf("report: %s: %w", names[i], err)
 			}

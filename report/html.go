@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 )
 
 //go:embed templates/*.tmpl
@@ -67,7 +67,7 @@ type pageView struct {
 // data: URIs, inline CSS, no script), with the command that reproduces the
 // run, the reading, the summary table, the charts, the run's metadata and
 // links to the other files (hgrms lists the .hgrm files).
-func HTML(r *bench.Result, charts []Chart, hgrms []File, opts Options) ([]byte, error) {
+func HTML(r *result.Result, charts []Chart, hgrms []File, opts Options) ([]byte, error) {
 	v := pageView{
 		Title:    opts.Title,
 		Subtitle: subtitle(r),
@@ -98,13 +98,13 @@ func HTML(r *bench.Result, charts []Chart, hgrms []File, opts Options) ([]byte, 
 }
 
 // defaultTitle names the workload, and for an attack the URL attacked.
-func defaultTitle(r *bench.Result) string {
+func defaultTitle(r *result.Result) string {
 	for _, run := range r.Runs {
 		if run.HTTP != nil {
-			return fmt.Sprintf("ratebench attack: %s %s, %s workload", run.HTTP.Method, run.HTTP.URL, workloadName(r))
+			return fmt.Sprintf("ratebench attack: %s %s, %s workload", run.HTTP.Method, run.HTTP.URL, r.WorkloadName())
 		}
 	}
-	return fmt.Sprintf("ratebench: %s workload", workloadName(r))
+	return fmt.Sprintf("ratebench: %s workload", r.WorkloadName())
 }
 
 // figures embeds charts as data: URIs; link adds a link to each PNG file.
@@ -121,8 +121,8 @@ func figures(charts []Chart, link bool) []figureView {
 }
 
 // subtitle states the policy, the number of runs and the mode.
-func subtitle(r *bench.Result) string {
-	s := fmt.Sprintf("%s; %d runs", policyText(r.Policy), len(r.Runs))
+func subtitle(r *result.Result) string {
+	s := fmt.Sprintf("%s; %d runs", r.Policy.String(), len(r.Runs))
 	if r.Meta.Mode != "" {
 		s += "; mode " + r.Meta.Mode
 	}
@@ -130,11 +130,6 @@ func subtitle(r *bench.Result) string {
 		s += "; started " + r.Meta.StartedAt.UTC().Format(time.RFC3339)
 	}
 	return s
-}
-
-// policyText is "limit 100 per 1s, burst 100".
-func policyText(p bench.PolicyJSON) string {
-	return fmt.Sprintf("limit %d per %v, burst %d", p.Limit, time.Duration(p.WindowNS), p.Burst)
 }
 
 // Command returns the shell command that reproduces a run from its
@@ -163,7 +158,7 @@ func shellQuote(s string) string {
 
 // readings pairs Reading's sentences with whether the run went over its
 // theory.
-func readings(r *bench.Result) []sentence {
+func readings(r *result.Result) []sentence {
 	texts := Reading(r)
 	out := make([]sentence, len(texts))
 	for i, t := range texts {
@@ -173,13 +168,13 @@ func readings(r *bench.Result) []sentence {
 }
 
 // over reports whether a run admitted more in a span W than its theory.
-func over(run bench.Run) bool {
+func over(run result.Run) bool {
 	return run.TheoryMaxInWindow > 0 && run.BurstRatio > theoryRatio(run)*(1+1e-9)
 }
 
 // rows formats the summary table.
-func rows(r *bench.Result) []row {
-	names := labels(r)
+func rows(r *result.Result) []row {
+	names := r.Labels()
 	out := make([]row, len(r.Runs))
 	for i, run := range r.Runs {
 		out[i] = row{
@@ -206,9 +201,9 @@ func rows(r *bench.Result) []row {
 type outcome struct{ Label, Codes, Errors string }
 
 // outcomes lists the runs that have status codes or errors.
-func outcomes(r *bench.Result) []outcome {
+func outcomes(r *result.Result) []outcome {
 	var out []outcome
-	names := labels(r)
+	names := r.Labels()
 	for i, run := range r.Runs {
 		if len(run.StatusCodes) > 0 || len(run.ErrorKinds) > 0 {
 			out = append(out, outcome{Label: names[i], Codes: counts(run.StatusCodes) + httpText(run.HTTP), Errors: counts(run.ErrorKinds)})
@@ -219,7 +214,7 @@ func outcomes(r *bench.Result) []outcome {
 
 // httpText is what an HTTP run adds to its status codes: "; 429s: 50.2%
 // of responses; Retry-After (s) 1: 300; held back 12".
-func httpText(h *bench.HTTPStats) string {
+func httpText(h *result.HTTPStats) string {
 	if h == nil {
 		return ""
 	}
@@ -264,7 +259,7 @@ func group(n int64) string {
 }
 
 // metaKV lists the run's metadata.
-func metaKV(m bench.Meta) []kv {
+func metaKV(m result.Meta) []kv {
 	out := []kv{
 		{"ratebench", orDash(m.Version)},
 		{"Go", fmt.Sprintf("%s %s/%s", orDash(m.Go), orDash(m.GOOS), orDash(m.GOARCH))},

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 )
 
 // TestHTTPRun: an HTTP run against a server whose algorithm was not named
@@ -14,15 +14,15 @@ import (
 // flagging it above a theory of 0, and the status line carries the 429
 // ratio and the Retry-After values.
 func TestHTTPRun(t *testing.T) {
-	r := &bench.Result{
-		Meta:     bench.Meta{Mode: "http"},
-		Policy:   bench.PolicyJSON{Limit: 100, WindowNS: int64(time.Second), Burst: 100},
+	r := &result.Result{
+		Meta:     result.Meta{Mode: "http"},
+		Policy:   result.PolicyJSON{Limit: 100, WindowNS: int64(time.Second), Burst: 100},
 		Workload: map[string]any{"name": "poisson"},
-		Runs: []bench.Run{{
+		Runs: []result.Run{{
 			Algorithm: "http", Backend: "127.0.0.1:8080", Replicas: 1, Offered: 300, Admitted: 199, Rejected: 101,
 			MaxAdmittedInWindow: 199, BurstRatio: 1.99, DisagreementPct: -1,
 			StatusCodes: map[string]int64{"200": 199, "429": 101},
-			HTTP:        &bench.HTTPStats{Method: "GET", URL: "http://127.0.0.1:8080/", TooManyPct: 33.666, RetryAfterS: map[string]int64{"1": 101}},
+			HTTP:        &result.HTTPStats{Method: "GET", URL: "http://127.0.0.1:8080/", TooManyPct: 33.666, RetryAfterS: map[string]int64{"1": 101}},
 		}},
 	}
 	if got := Reading(r)[0]; !strings.HasSuffix(got, "; theory unknown.") || strings.Contains(got, "ABOVE") {

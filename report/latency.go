@@ -7,12 +7,11 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/ratebench/ratebench/bench/result"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/ratebench/ratebench/bench"
 )
 
 // spectrum returns the percentile spectrum of h as HdrHistogram's plotter
@@ -75,7 +74,7 @@ func latencyChart(file string, sides []side, mode string) (Chart, error) {
 			if c.run.LatencyHDR == "" {
 				continue
 			}
-			h, err := bench.DecodeHistogram(c.run.LatencyHDR)
+			h, err := result.DecodeHistogram(c.run.LatencyHDR)
 			if err != nil {
 				return Chart{}, fmt.Errorf("report: %s: %w", c.label, err)
 			}

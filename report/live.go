@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 )
 
 // liveRow is one live run's real-time measures, formatted; Late marks a
@@ -19,9 +20,9 @@ type liveRow struct {
 // liveRows lists the runs the live engine (or attack) made: offered and
 // achieved rate, drops at the in-flight cap, the sender's lateness and the
 // service time. Nil when no run is live.
-func liveRows(r *bench.Result) []liveRow {
+func liveRows(r *result.Result) []liveRow {
 	var out []liveRow
-	names := labels(r)
+	names := r.Labels()
 	for i, run := range r.Runs {
 		l := run.Live
 		if l == nil {
@@ -46,7 +47,7 @@ func liveRows(r *bench.Result) []liveRow {
 
 // liveNote explains the real-time table, with the lateness threshold and
 // what the harness cost; "" when no run is live.
-func liveNote(r *bench.Result) string {
+func liveNote(r *result.Result) string {
 	for _, run := range r.Runs {
 		if run.Live == nil {
 			continue
@@ -66,7 +67,7 @@ func liveNote(r *bench.Result) string {
 
 // harnessText says what the harness itself cost, from the calibration of
 // the first live run that has one; "" when none has.
-func harnessText(r *bench.Result) string {
+func harnessText(r *result.Result) string {
 	for _, run := range r.Runs {
 		if run.Live == nil || run.Live.Calibration == nil {
 			continue

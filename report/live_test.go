@@ -5,7 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
+	"github.com/ratebench/ratebench/bench/result/resulttest"
 )
 
 // TestLiveSection: a live run's page has the real-time table (offered vs
@@ -13,17 +14,17 @@ import (
 // lateness), what the harness cost, and .hgrm files for the service time
 // and the lateness beside the latency's.
 func TestLiveSection(t *testing.T) {
-	run := bench.Run{Algorithm: "gcra", Offered: 100, Admitted: 10, Rejected: 90, DisagreementPct: -1}
-	run.Latency, run.LatencyHDR = values(900, 1000, 30000)
-	l := &bench.LiveStats{OfferedRatePerS: 19979.4, AchievedRatePerS: 19001, Dropped: 1234, LatePct: 7, LateAfterNS: int64(time.Millisecond)}
-	l.Service, l.ServiceHDR = values(85, 90, 700)
-	l.Lateness, l.LatenessHDR = values(500, 600, 20000)
-	noop, _ := values(50)
-	l.Calibration = &bench.Calibration{DurationNS: int64(5 * time.Second), OverheadNS: 201, OverheadMeanNS: 700, ClockReadNS: 48,
+	run := result.Run{Algorithm: "gcra", Offered: 100, Admitted: 10, Rejected: 90, DisagreementPct: -1}
+	run.Latency, run.LatencyHDR = resulttest.Values(900, 1000, 30000)
+	l := &result.LiveStats{OfferedRatePerS: 19979.4, AchievedRatePerS: 19001, Dropped: 1234, LatePct: 7, LateAfterNS: int64(time.Millisecond)}
+	l.Service, l.ServiceHDR = resulttest.Values(85, 90, 700)
+	l.Lateness, l.LatenessHDR = resulttest.Values(500, 600, 20000)
+	noop, _ := resulttest.Values(50)
+	l.Calibration = &result.Calibration{DurationNS: int64(5 * time.Second), OverheadNS: 201, OverheadMeanNS: 700, ClockReadNS: 48,
 		Latency: run.Latency, Service: noop}
 	run.Live = l
-	r := &bench.Result{Policy: bench.PolicyJSON{Limit: 1000, WindowNS: 1e9, Burst: 1000},
-		Workload: map[string]any{"name": "poisson"}, Runs: []bench.Run{run}}
+	r := &result.Result{Policy: result.PolicyJSON{Limit: 1000, WindowNS: 1e9, Burst: 1000},
+		Workload: map[string]any{"name": "poisson"}, Runs: []result.Run{run}}
 
 	page, err := HTML(r, nil, nil, Options{})
 	if err != nil {
@@ -66,9 +67,9 @@ func TestLiveSection(t *testing.T) {
 // TestLiveReading: a live run's reading rounds its clock readings to four
 // significant digits; a sim run's exact instants are left as they are.
 func TestLiveReading(t *testing.T) {
-	run := bench.Run{Algorithm: "gcra", MaxAdmittedInWindow: 1999, BurstRatio: 1.999,
-		MaxWindowSpanNS: 999061812, MaxWindowEndNS: 1002958417, TheoryMaxInWindow: 2000, Live: &bench.LiveStats{}}
-	r := &bench.Result{Policy: bench.PolicyJSON{Limit: 1000, WindowNS: 1e9, Burst: 1000}, Runs: []bench.Run{run}}
+	run := result.Run{Algorithm: "gcra", MaxAdmittedInWindow: 1999, BurstRatio: 1.999,
+		MaxWindowSpanNS: 999061812, MaxWindowEndNS: 1002958417, TheoryMaxInWindow: 2000, Live: &result.LiveStats{}}
+	r := &result.Result{Policy: result.PolicyJSON{Limit: 1000, WindowNS: 1e9, Burst: 1000}, Runs: []result.Run{run}}
 	if got := Reading(r)[0]; !strings.Contains(got, "within 999.1ms around t=1.003s;") {
 		t.Errorf("live reading %q", got)
 	}

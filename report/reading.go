@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 )
 
 // Reading returns one plain-language sentence per run about its worst
 // span, e.g. "fixed-window admitted 2.00x its limit (200 of 100) within
 // 1ns around t=1s; theory 2.00x".
-func Reading(r *bench.Result) []string {
+func Reading(r *result.Result) []string {
 	out := make([]string, 0, len(r.Runs))
 	for _, run := range r.Runs {
 		span, end := time.Duration(run.MaxWindowSpanNS), time.Duration(run.MaxWindowEndNS)
@@ -18,7 +18,7 @@ func Reading(r *bench.Result) []string {
 			span, end = round4(span), round4(end)
 		}
 		head := fmt.Sprintf("%s admitted %.2fx its limit (%d of %d) within %v around t=%v",
-			Label(run), run.BurstRatio, run.MaxAdmittedInWindow, r.Policy.Limit, span, end)
+			run.Label(), run.BurstRatio, run.MaxAdmittedInWindow, r.Policy.Limit, span, end)
 		if run.TheoryFor() == 0 { // an HTTP run against an unnamed algorithm
 			out = append(out, head+"; theory unknown.")
 			continue

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 )
 
 // TestReadingSaysWhyAboveTheory: a run above its theory because a
@@ -14,21 +14,21 @@ import (
 func TestReadingSaysWhyAboveTheory(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		run  bench.Run
+		run  result.Run
 		want string
 	}{
 		// Redis down, -fail-open: the overshoot is the admitted errors.
-		{"fail open", bench.Run{FailOpen: true, Errors: 40}, "ABOVE its theory, because 40 failed decisions were admitted by the fail-open policy."},
+		{"fail open", result.Run{FailOpen: true, Errors: 40}, "ABOVE its theory, because 40 failed decisions were admitted by the fail-open policy."},
 		// Failing closed cannot overshoot: no reason is invented.
-		{"fail closed", bench.Run{Errors: 40}, "ABOVE its theory."},
+		{"fail closed", result.Run{Errors: 40}, "ABOVE its theory."},
 		// A lossy key table gave forgotten keys a fresh quota.
-		{"lossy", bench.Run{LossyEvictions: 7}, "ABOVE its theory, because the key table forgot the state of 7 keys."},
+		{"lossy", result.Run{LossyEvictions: 7}, "ABOVE its theory, because the key table forgot the state of 7 keys."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			run := tc.run
 			run.Algorithm, run.Backend, run.Replicas = "gcra", "redis", 1
 			run.MaxAdmittedInWindow, run.TheoryMaxInWindow, run.BurstRatio = 260, 200, 2.6
-			r := &bench.Result{Policy: bench.PolicyJSON{Limit: 100, WindowNS: int64(time.Second), Burst: 100}, Runs: []bench.Run{run}}
+			r := &result.Result{Policy: result.PolicyJSON{Limit: 100, WindowNS: int64(time.Second), Burst: 100}, Runs: []result.Run{run}}
 			if got := Reading(r)[0]; !strings.HasSuffix(got, tc.want) {
 				t.Errorf("reading %q, want it to end %q", got, tc.want)
 			}

@@ -17,7 +17,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
+	"github.com/ratebench/ratebench/bench/result/resulttest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -81,7 +82,7 @@ func writeFixture(t *testing.T) string {
 	t.Helper()
 	rendered.Do(func() {
 		if rendered.dir, rendered.err = os.MkdirTemp("", "ratebench-report-"); rendered.err == nil {
-			rendered.err = Write(rendered.dir, fixture(), Options{})
+			rendered.err = Write(rendered.dir, resulttest.Fixture(), Options{})
 		}
 	})
 	if rendered.err != nil {
@@ -135,7 +136,7 @@ func TestWriteFiles(t *testing.T) {
 // not the boundary workload, no latency, one key.
 func TestWriteOptionalCharts(t *testing.T) {
 	t.Parallel()
-	r := fixture()
+	r := resulttest.Fixture()
 	r.Workload["name"] = "poisson"
 	for i := range r.Runs {
 		r.Runs[i].Latency, r.Runs[i].LatencyHDR, r.Runs[i].Keys = nil, "", nil
@@ -227,7 +228,7 @@ func TestHgrm(t *testing.T) {
 		value, pctl, count = v, p, c
 		lines++
 	}
-	lat := fixture().Runs[2].Latency
+	lat := resulttest.Fixture().Runs[2].Latency
 	if lines < 10 || pctl != 1 || count != lat.Count {
 		t.Fatalf("%d lines ending at percentile %v with count %d, want >= 10 ending at 1 with %d", lines, pctl, count, lat.Count)
 	}
@@ -280,16 +281,16 @@ func TestHTMLSelfContained(t *testing.T) {
 
 func TestLabel(t *testing.T) {
 	for _, tc := range []struct {
-		run         bench.Run
+		run         result.Run
 		label, stem string
 	}{
-		{bench.Run{Algorithm: "gcra", Backend: "memory", Replicas: 1}, "gcra", "gcra"},       // the common case
-		{bench.Run{Algorithm: "gcra"}, "gcra", "gcra"},                                       // zero backend and replicas
-		{bench.Run{Algorithm: "gcra", Backend: "memory", Replicas: 4}, "gcra x4", "gcra-x4"}, // replicas
-		{bench.Run{Algorithm: "gcra", Backend: "redis", Replicas: 4}, "gcra x4@redis", "gcra-x4@redis"},
-		{bench.Run{Algorithm: "fixed-window", Backend: "sqlite:///tmp/a b"}, "fixed-window@sqlite:///tmp/a b", "fixed-window@sqlite----tmp-a-b"},
+		{result.Run{Algorithm: "gcra", Backend: "memory", Replicas: 1}, "gcra", "gcra"},       // the common case
+		{result.Run{Algorithm: "gcra"}, "gcra", "gcra"},                                       // zero backend and replicas
+		{result.Run{Algorithm: "gcra", Backend: "memory", Replicas: 4}, "gcra x4", "gcra-x4"}, // replicas
+		{result.Run{Algorithm: "gcra", Backend: "redis", Replicas: 4}, "gcra x4@redis", "gcra-x4@redis"},
+		{result.Run{Algorithm: "fixed-window", Backend: "sqlite:///tmp/a b"}, "fixed-window@sqlite:///tmp/a b", "fixed-window@sqlite----tmp-a-b"},
 	} {
-		if got := Label(tc.run); got != tc.label {
+		if got := tc.run.Label(); got != tc.label {
 			t.Errorf("Label(%+v) = %q, want %q", tc.run, got, tc.label)
 		}
 		if got := FileStem(tc.label); got != tc.stem {
@@ -327,7 +328,7 @@ func TestPercentileTicks(t *testing.T) {
 // TestSpectrum checks the latency line: x = 1/(1-p), ending at the max at
 // 1/(1-p) = count.
 func TestSpectrum(t *testing.T) {
-	h := bench.NewHistogram()
+	h := result.NewHistogram()
 	for v := int64(1); v <= 1000; v++ {
 		_ = h.RecordValue(v * 1000)
 	}

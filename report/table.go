@@ -8,12 +8,12 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 )
 
 // Table writes one line per run: counts, the most admitted in any span W
 // beside its theory, disagreement with the exact log, fairness and delays.
-func Table(w io.Writer, r *bench.Result) error {
+func Table(w io.Writer, r *result.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "ALGORITHM\tOFFERED\tADMITTED\tREJECTED\tERRORS\tMAX IN W\tTHEORY\tBURST RATIO\tDISAGREE %%\tJAIN\tP99 DELAY\t\n")
 	for _, run := range r.Runs {
@@ -22,7 +22,7 @@ func Table(w io.Writer, r *bench.Result) error {
 			theory = fmt.Sprint(t)
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%.2f\t%s\t%.3f\t%s\t\n",
-			Label(run), run.Offered, run.Admitted, run.Rejected, run.Errors,
+			run.Label(), run.Offered, run.Admitted, run.Rejected, run.Errors,
 			run.MaxAdmittedInWindow, theory, run.BurstRatio,
 			pct(run.DisagreementPct), run.JainFairness, p99(run.Latency))
 	}
@@ -36,7 +36,7 @@ func pct(p float64) string {
 	return fmt.Sprintf("%.3f", p)
 }
 
-func p99(l *bench.Percentiles) string {
+func p99(l *result.Percentiles) string {
 	if l == nil {
 		return "-"
 	}

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 )
 
 // Options tune Write. The zero value is ready to use.
@@ -35,7 +35,7 @@ const (
 // report.html, which embeds every chart and needs nothing else to be read.
 // Every file is written to a temporary name and renamed. Write reads r
 // only; it is safe to call concurrently on different folders.
-func Write(dir string, r *bench.Result, opts Options) error {
+func Write(dir string, r *result.Result, opts Options) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
@@ -44,11 +44,11 @@ func Write(dir string, r *bench.Result, opts Options) error {
 		return err
 	}
 	for _, c := range charts {
-		if err := bench.WriteFileAtomic(filepath.Join(dir, c.File), c.PNG); err != nil {
+		if err := result.WriteFileAtomic(filepath.Join(dir, c.File), c.PNG); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
 	}
-	if err := bench.WriteFileAtomic(filepath.Join(dir, SeriesFile), SeriesCSV(r)); err != nil {
+	if err := result.WriteFileAtomic(filepath.Join(dir, SeriesFile), SeriesCSV(r)); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	hgrms, err := Hgrms(r)
@@ -56,7 +56,7 @@ func Write(dir string, r *bench.Result, opts Options) error {
 		return err
 	}
 	for _, h := range hgrms {
-		if err := bench.WriteFileAtomic(filepath.Join(dir, h.File), h.Data); err != nil {
+		if err := result.WriteFileAtomic(filepath.Join(dir, h.File), h.Data); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
 	}
@@ -64,40 +64,10 @@ func Write(dir string, r *bench.Result, opts Options) error {
 	if err != nil {
 		return err
 	}
-	if err := bench.WriteFileAtomic(filepath.Join(dir, HTMLFile), page); err != nil {
+	if err := result.WriteFileAtomic(filepath.Join(dir, HTMLFile), page); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	return nil
-}
-
-// Label names a run in tables, legends and file names: the algorithm,
-// " xN" for N replicas, "@backend" for a backend other than memory, e.g.
-// "gcra", "gcra x4", "gcra x4@redis".
-func Label(run bench.Run) string {
-	name := run.Algorithm
-	if run.Replicas > 1 {
-		name = fmt.Sprintf("%s x%d", name, run.Replicas)
-	}
-	if run.Backend != "" && run.Backend != "memory" {
-		name += "@" + run.Backend
-	}
-	return name
-}
-
-// labels returns the label of every run of r, made unique by a "#2", "#3"
-// suffix when two runs share one.
-func labels(r *bench.Result) []string {
-	out := make([]string, len(r.Runs))
-	seen := map[string]int{}
-	for i, run := range r.Runs {
-		l := Label(run)
-		seen[l]++
-		if n := seen[l]; n > 1 {
-			l = fmt.Sprintf("%s #%d", l, n)
-		}
-		out[i] = l
-	}
-	return out
 }
 
 // FileStem turns a label into a file-name stem: letters, digits, '.', '_',
@@ -115,25 +85,17 @@ func FileStem(label string) string {
 }
 
 // isBoundary reports whether r ran the boundary workload.
-func isBoundary(r *bench.Result) bool {
+func isBoundary(r *result.Result) bool {
 	name, _ := r.Workload["name"].(string)
 	return name == "boundary"
-}
-
-// workloadName is r's workload name, or "unknown".
-func workloadName(r *bench.Result) string {
-	if name, _ := r.Workload["name"].(string); name != "" {
-		return name
-	}
-	return "unknown"
 }
 
 // Files returns the names of every file Write may produce for r in a run
 // folder (whether or not r's runs need each chart), so that a folder's
 // earlier report can be removed exactly, and nothing else.
-func Files(r *bench.Result) []string {
+func Files(r *result.Result) []string {
 	files := []string{HTMLFile, SeriesFile, AdmittedRateFile, BoundaryFile, BurstRatioFile, LatencyFile, KeysFile}
-	for _, l := range labels(r) {
+	for _, l := range r.Labels() {
 		stem := FileStem(l)
 		files = append(files, stem+".hgrm", stem+".service.hgrm", stem+".lateness.hgrm")
 	}

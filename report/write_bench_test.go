@@ -6,25 +6,25 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 )
 
 // bigResult is a result as a 10-million-arrival run over 7 algorithms
 // writes it: 4000 bins (the most the sim engine writes), 10000 keys and a
 // latency histogram of every arrival in each run.
-func bigResult() *bench.Result {
+func bigResult() *result.Result {
 	rng := rand.New(rand.NewPCG(1, 2))
 	const arrivals, bins, keys = 10_000_000, 4000, 10000
-	r := &bench.Result{
-		Meta:     bench.Meta{Mode: "live", Args: []string{"ratebench", "run", "-rate", "100000", "-duration", "100s"}},
-		Policy:   bench.PolicyJSON{Limit: 70000, WindowNS: int64(time.Second), Burst: 70000},
+	r := &result.Result{
+		Meta:     result.Meta{Mode: "live", Args: []string{"ratebench", "run", "-rate", "100000", "-duration", "100s"}},
+		Policy:   result.PolicyJSON{Limit: 70000, WindowNS: int64(time.Second), Burst: 70000},
 		Workload: map[string]any{"name": "poisson", "rate": 100000.0, "duration_ns": int64(100 * time.Second), "keys": keys},
 	}
 	for i, n := range []string{"token-bucket", "gcra", "leaky-bucket", "leaky-queue", "fixed-window", "sliding-log", "sliding-counter"} {
-		run := bench.Run{Algorithm: n, Backend: "memory", Replicas: 1, Offered: arrivals, TheoryMaxInWindow: 140000,
+		run := result.Run{Algorithm: n, Backend: "memory", Replicas: 1, Offered: arrivals, TheoryMaxInWindow: 140000,
 			MaxAdmittedInWindow: 70000 + int64(i)*5000, TheoryRatio: 2, JainFairness: 0.99, KeyCount: keys}
 		run.BurstRatio = float64(run.MaxAdmittedInWindow) / 70000
-		run.Series = bench.Series{BinNS: int64(25 * time.Millisecond), Admitted: make([]int64, bins), Rejected: make([]int64, bins)}
+		run.Series = result.Series{BinNS: int64(25 * time.Millisecond), Admitted: make([]int64, bins), Rejected: make([]int64, bins)}
 		for b := range bins {
 			a := int64(1650 + rng.IntN(200))
 			run.Series.Admitted[b], run.Series.Rejected[b] = a, 2500-a
@@ -32,14 +32,14 @@ func bigResult() *bench.Result {
 		}
 		run.Rejected = arrivals - run.Admitted
 		for k := range keys {
-			run.Keys = append(run.Keys, bench.KeyCount{Key: fmt.Sprintf("k%05d", k), Offered: arrivals / keys,
+			run.Keys = append(run.Keys, result.KeyCount{Key: fmt.Sprintf("k%05d", k), Offered: arrivals / keys,
 				Admitted: run.Admitted/keys + int64(rng.IntN(50))})
 		}
-		h := bench.NewHistogram()
+		h := result.NewHistogram()
 		for range arrivals / 100 {
 			_ = h.RecordValues(int64(rng.ExpFloat64()*50e3*float64(i+1))+1, 100)
 		}
-		run.Latency, run.LatencyHDR = bench.PercentilesOf(h), bench.EncodeHistogram(h)
+		run.Latency, run.LatencyHDR = result.PercentilesOf(h), result.EncodeHistogram(h)
 		r.Runs = append(r.Runs, run)
 	}
 	return r

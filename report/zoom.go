@@ -6,12 +6,11 @@ import (
 	"math"
 	"slices"
 
+	"github.com/ratebench/ratebench/bench/result"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/ratebench/ratebench/bench"
 )
 
 // attackedEdge is the window edge the boundary chart zooms on: the window
@@ -32,7 +31,7 @@ func attackedEdge(cs []curve, window int64) int64 {
 // bin from W/2 before to W/2 after the attacked window edge, the edge dotted
 // and the limit L dashed. The panel title gives the exact most admitted
 // in any span W.
-func boundaryChart(cs []curve, pol bench.PolicyJSON) (Chart, error) {
+func boundaryChart(cs []curve, pol result.PolicyJSON) (Chart, error) {
 	edge := attackedEdge(cs, pol.WindowNS)
 	var bin int64 = 1
 	for _, c := range cs {
@@ -107,7 +106,7 @@ func (c corner) Plot(dc draw.Canvas, _ *plot.Plot) {
 
 // zoomXY returns the admitted bins of s that overlap [edge-half,
 // edge+half], as a step line against time from the edge divided by div.
-func zoomXY(s bench.Series, edge, half int64, div float64) plotter.XYs {
+func zoomXY(s result.Series, edge, half int64, div float64) plotter.XYs {
 	if s.BinNS <= 0 {
 		return nil
 	}
@@ -193,7 +192,7 @@ func keysChart(cs []curve) (Chart, error) {
 // rankXY sorts keys by admitted, most first, and returns them as (rank,
 // admitted): every one of the first 200 ranks, then evenly spaced ranks,
 // the last one included, at most about maxPoints+200 points.
-func rankXY(keys []bench.KeyCount) plotter.XYs {
+func rankXY(keys []result.KeyCount) plotter.XYs {
 	adm := make([]int64, len(keys))
 	for i, k := range keys {
 		adm[i] = k.Admitted

@@ -15,6 +15,7 @@ import (
 	"github.com/ratebench/ratebench/algorithms/redis"
 	"github.com/ratebench/ratebench/algorithms/redis/redistest"
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -56,7 +57,7 @@ func backendTargets(t *testing.T, names []string, p algorithms.Policy, keys, rep
 	return targets
 }
 
-func simRuns(t *testing.T, cfg bench.Config, targets []bench.Target) []bench.Run {
+func simRuns(t *testing.T, cfg bench.Config, targets []bench.Target) []result.Run {
 	t.Helper()
 	runs, err := bench.Simulate(context.Background(), cfg, targets)
 	if err != nil {
@@ -165,7 +166,7 @@ func TestBackendSameAsMemory(t *testing.T) {
 	} {
 		cfg := bench.Config{Policy: p, Workload: w, Reference: bench.Reference(p, w.Keys)}
 		mem := simRuns(t, cfg, backendTargets(t, nil, p, w.Keys, 1, "memory", backend.Options{}))
-		want := map[string]bench.Run{}
+		want := map[string]result.Run{}
 		for _, r := range mem {
 			want[r.Algorithm] = r
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -59,7 +60,7 @@ type collector struct {
 func newCollector(p *pass) *collector {
 	c := &collector{
 		p: p, codes: map[int32]int64{}, retry: map[int32]int64{}, unfed: map[string]int64{},
-		lat: bench.NewHistogram(), svc: bench.NewHistogram(), late: bench.NewHistogram(),
+		lat: result.NewHistogram(), svc: result.NewHistogram(), late: result.NewHistogram(),
 		bar: silent{},
 	}
 	if pr := p.cfg.Progress; pr != nil {
@@ -262,7 +263,7 @@ func (p *pass) result(s schedule) Result {
 	span = max(span, 1)
 	run := c.rec.Finish(c.policy, int64(span))
 	run.DisagreementPct = -1
-	run.Latency, run.LatencyHDR = bench.PercentilesOf(c.lat), bench.EncodeHistogram(c.lat)
+	run.Latency, run.LatencyHDR = result.PercentilesOf(c.lat), result.EncodeHistogram(c.lat)
 	run.Offered, run.OfferedCost = c.offered, c.offered
 	run.Errors = c.n5xx
 	for k := errTimeout; k < numErrKinds; k++ {
@@ -278,7 +279,7 @@ func (p *pass) result(s schedule) Result {
 }
 
 // outcomes fills the status codes and error kinds.
-func (c *collector) outcomes(run *bench.Run) {
+func (c *collector) outcomes(run *result.Run) {
 	if len(c.codes) > 0 {
 		run.StatusCodes = make(map[string]int64, len(c.codes))
 		for code, n := range c.codes {
@@ -304,7 +305,7 @@ func (c *collector) outcomes(run *bench.Run) {
 
 // fixKeys adds to the per-key table the requests the Recorder did not see
 // (errors and statuses other than 2xx and 429).
-func (c *collector) fixKeys(run *bench.Run) {
+func (c *collector) fixKeys(run *result.Run) {
 	if len(c.unfed) == 0 {
 		return
 	}
@@ -319,28 +320,28 @@ func (c *collector) fixKeys(run *bench.Run) {
 			continue
 		}
 		added++
-		if run.KeyCount+added <= bench.MaxKeysReported && (run.Keys != nil || run.KeyCount == 0) {
-			run.Keys = append(run.Keys, bench.KeyCount{Key: k, Offered: n})
+		if run.KeyCount+added <= result.MaxKeysReported && (run.Keys != nil || run.KeyCount == 0) {
+			run.Keys = append(run.Keys, result.KeyCount{Key: k, Offered: n})
 		}
 	}
 	run.KeyCount += added
-	if run.KeyCount > bench.MaxKeysReported {
+	if run.KeyCount > result.MaxKeysReported {
 		run.Keys = nil
 	}
-	slices.SortFunc(run.Keys, func(a, b bench.KeyCount) int { return cmp.Compare(a.Key, b.Key) })
+	slices.SortFunc(run.Keys, func(a, b result.KeyCount) int { return cmp.Compare(a.Key, b.Key) })
 }
 
 // liveStats fills the sender's measures, as the live engine names them.
-func (c *collector) liveStats(s schedule, span time.Duration) *bench.LiveStats {
+func (c *collector) liveStats(s schedule, span time.Duration) *result.LiveStats {
 	cfg := c.p.cfg
-	l := &bench.LiveStats{
+	l := &result.LiveStats{
 		Workers: c.p.connections(), MaxInFlight: cfg.MaxInFlight, LateAfterNS: int64(cfg.LateAfter),
 		Scheduled: c.offered + s.dropped + s.held + s.unsent, Dropped: s.dropped, Unsent: s.unsent,
 		SpanNS: int64(span), WallNS: int64(s.wall), Late: c.lateCount, Abandoned: s.abandoned,
 		Reordered: c.reordered,
 	}
-	l.Service, l.ServiceHDR = bench.PercentilesOf(c.svc), bench.EncodeHistogram(c.svc)
-	l.Lateness, l.LatenessHDR = bench.PercentilesOf(c.late), bench.EncodeHistogram(c.late)
+	l.Service, l.ServiceHDR = result.PercentilesOf(c.svc), result.EncodeHistogram(c.svc)
+	l.Lateness, l.LatenessHDR = result.PercentilesOf(c.late), result.EncodeHistogram(c.late)
 	if c.offered > 0 {
 		l.LatePct = 100 * float64(c.lateCount) / float64(c.offered)
 	}
@@ -350,9 +351,9 @@ func (c *collector) liveStats(s schedule, span time.Duration) *bench.LiveStats {
 }
 
 // httpStats fills what only an HTTP run measures.
-func (c *collector) httpStats(s schedule) *bench.HTTPStats {
+func (c *collector) httpStats(s schedule) *result.HTTPStats {
 	p := c.p
-	h := &bench.HTTPStats{
+	h := &result.HTTPStats{
 		URL: p.cfg.URL, Method: p.t.method, Client: p.cfg.Client, KeyHeader: p.t.keyHeader,
 		Responses: c.responses, HeldBack: s.held, PolicySource: c.source, ServerAlgorithm: p.cfg.Algorithm,
 		HonorRetryAfter: p.cfg.HonorRetryAfter, Closed: p.cfg.Closed, Engine: EngineGoroutines,
@@ -386,7 +387,7 @@ func (c *collector) httpStats(s schedule) *bench.HTTPStats {
 
 // warnings says what makes a figure doubtful: a late sender, drops, no
 // policy, workers given up on, errors.
-func warnings(run bench.Run, source string, pol algorithms.Policy) []string {
+func warnings(run result.Run, source string, pol algorithms.Policy) []string {
 	var ws []string
 	l := run.Live
 	if source == "none" {

@@ -3,7 +3,7 @@
 // workload (the generators of package workload, Poisson included) at their
 // intended instants whatever the server does, and reports what the server
 // admitted (2xx), rejected (429) and failed (transport errors and 5xx) in
-// the bench.Run of result.json, so that `ratebench attack` gets the same
+// the result.Run of result.json, so that `ratebench attack` gets the same
 // report as in-process runs and can be compared with them.
 //
 // Latency is measured from each arrival's intended instant (free of
@@ -38,6 +38,7 @@ import (
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -252,12 +253,12 @@ func Check(ctx context.Context, cfg Config) error {
 
 // Result is what Attack measured.
 type Result struct {
-	// Run holds the counts, series and span measures of a bench.Run on the
+	// Run holds the counts, series and span measures of a result.Run on the
 	// instants responses arrived, plus Live (sender measures) and HTTP.
 	// Admitted counts 2xx responses, Rejected 429s, Errors transport
 	// errors and 5xx responses; other statuses are only in Offered and
 	// StatusCodes.
-	Run bench.Run
+	Run result.Run
 	// Policy is the policy the run was measured against (Config.Policy,
 	// completed from the server's RateLimit-Policy field).
 	Policy algorithms.Policy

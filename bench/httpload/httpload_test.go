@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
-	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/httpload"
+	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -382,13 +382,13 @@ func TestResultJSON(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	defer srv.Close()
 	res := attack(t, httpload.Config{URL: srv.URL, Workload: constant(100, 100*time.Millisecond)})
-	r := &bench.Result{Meta: bench.NewMeta("http", 1, nil), Policy: bench.PolicyOf(res.Policy),
-		Workload: map[string]any{"name": "constant"}, Runs: []bench.Run{res.Run}}
+	r := &result.Result{Meta: result.NewMeta("http", 1, nil), Policy: result.PolicyOf(res.Policy),
+		Workload: map[string]any{"name": "constant"}, Runs: []result.Run{res.Run}}
 	path := t.TempDir() + "/result.json"
 	if err := r.WriteFile(path); err != nil {
 		t.Fatal(err)
 	}
-	back, err := bench.ReadFile(path)
+	back, err := result.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

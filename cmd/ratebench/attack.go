@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
-	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/httpload"
+	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -195,7 +195,7 @@ func (f *attackFlags) closed() bool { return f.rate == 0 }
 // attack runs the attack, prints the summary table, then writes
 // result.json (also after Ctrl-C, for what ran) and the report into out.
 func (e *env) attack(ctx context.Context, cfg httpload.Config, out *outDir, seed uint64, noReport bool) error {
-	meta := bench.NewMeta("http", seed, e.args)
+	meta := result.NewMeta("http", seed, e.args)
 	bars := newBars(e.stderr)
 	cfg.Progress = bars.progress()
 	start := time.Now()
@@ -215,7 +215,7 @@ func (e *env) attack(ctx context.Context, cfg httpload.Config, out *outDir, seed
 	w := cfg.Workload.Params()
 	w["name"] = cfg.Workload.Name
 	w["url"] = cfg.URL
-	r := &bench.Result{Meta: meta, Policy: bench.PolicyOf(res.Policy), Workload: w, Runs: []bench.Run{res.Run}}
+	r := &result.Result{Meta: meta, Policy: result.PolicyOf(res.Policy), Workload: w, Runs: []result.Run{res.Run}}
 	if err := e.write(out, r, noReport); err != nil {
 		if interrupted {
 			return fmt.Errorf("%w: %w", errInterrupted, err)

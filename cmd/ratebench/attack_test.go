@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/report"
 )
 
@@ -52,7 +52,7 @@ func TestAttackCountsMatchServer(t *testing.T) {
 			}
 			_, totalsLine := s.stop(t)
 			admitted, rejected := totals(t, totalsLine)
-			res, err := bench.ReadFile(filepath.Join(out, "result.json"))
+			res, err := result.ReadFile(filepath.Join(out, "result.json"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,7 +101,7 @@ func TestAttackHonorRetryAfter(t *testing.T) {
 	}
 	_, totalsLine := s.stop(t)
 	admitted, rejected := totals(t, totalsLine)
-	res, err := bench.ReadFile(filepath.Join(out, "result.json"))
+	res, err := result.ReadFile(filepath.Join(out, "result.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestAttackServerStops(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	res, err := bench.ReadFile(filepath.Join(out, "result.json"))
+	res, err := result.ReadFile(filepath.Join(out, "result.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestAttackInterrupt(t *testing.T) {
 	if took := time.Since(start) - after; took > time.Second {
 		t.Errorf("returned %v after the interrupt, want within 1s", took)
 	}
-	res, err := bench.ReadFile(filepath.Join(out, "result.json"))
+	res, err := result.ReadFile(filepath.Join(out, "result.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func TestAttackClosedLoop(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	res, err := bench.ReadFile(filepath.Join(atk, "result.json"))
+	res, err := result.ReadFile(filepath.Join(atk, "result.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,11 +281,11 @@ func TestAttackCompare(t *testing.T) {
 	if code, _, stderr := runCLI(t, dir, "run", "-algos", "gcra", "-limit", "50", "-rate", "150", "-duration", "1s", "-no-report", "-out", sim); code != 0 {
 		t.Fatalf("run: exit %d: %s", code, stderr)
 	}
-	a, err := bench.ReadFile(filepath.Join(sim, "result.json"))
+	a, err := result.ReadFile(filepath.Join(sim, "result.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := bench.ReadFile(filepath.Join(atk, "result.json"))
+	b, err := result.ReadFile(filepath.Join(atk, "result.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +318,7 @@ func TestAttackStopsAtItsEnd(t *testing.T) {
 	if took := time.Since(start); took > 8*time.Second {
 		t.Errorf("a 1s attack took %v", took)
 	}
-	res, err := bench.ReadFile(filepath.Join(out, "result.json"))
+	res, err := result.ReadFile(filepath.Join(out, "result.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

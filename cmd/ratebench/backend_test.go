@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/ratebench/ratebench/algorithms/redis/redistest"
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 )
 
 func TestBackendFlagErrors(t *testing.T) {
@@ -61,7 +61,7 @@ func TestReplicasShareQuotaOnRedis(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var r bench.Result
+		var r result.Result
 		if err := json.Unmarshal(data, &r); err != nil {
 			t.Fatal(err)
 		}

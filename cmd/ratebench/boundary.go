@@ -11,6 +11,7 @@ import (
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/report"
 	"github.com/ratebench/ratebench/workload"
 )
@@ -108,7 +109,7 @@ func inMemoryNames() []string {
 }
 
 // explain prints what the attack did to each algorithm, and why.
-func (e *env) explain(res *bench.Result) {
+func (e *env) explain(res *result.Result) {
 	fmt.Fprintf(e.stdout, "\nThe attack: %d requests just before a window edge and %d just after, every few windows.\n", res.Policy.Limit, res.Policy.Limit)
 	for i, line := range report.Reading(res) {
 		fmt.Fprintf(e.stdout, "- %s\n  why: %s\n", line, why[res.Runs[i].Algorithm])

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 )
 
 // TestBoundsBadInput: values that would run forever, hold unbounded
@@ -96,13 +96,13 @@ func TestLossyEvictionIsReported(t *testing.T) {
 }
 
 // readRun reads the first run of DIR/result.json.
-func readRun(t *testing.T, dir string) bench.Run {
+func readRun(t *testing.T, dir string) result.Run {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(dir, "result.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r bench.Result
+	var r result.Result
 	if err := json.Unmarshal(data, &r); err != nil {
 		t.Fatal(err)
 	}

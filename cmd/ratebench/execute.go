@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/report"
 )
 
@@ -29,7 +30,7 @@ type measured struct {
 // returns errInterrupted after an interrupt, an error after writing when
 // most decisions of a run failed, or an error when writing failed (the
 // table is printed all the same).
-func (e *env) execute(ctx context.Context, m measured) (*bench.Result, error) {
+func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
 	for _, w := range m.warnings {
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)
 	}
@@ -39,7 +40,7 @@ func (e *env) execute(ctx context.Context, m measured) (*bench.Result, error) {
 				d.Round(time.Second), m.cfg.Span)
 		}
 	}
-	meta := bench.NewMeta(m.eng.mode, m.seed, e.args)
+	meta := result.NewMeta(m.eng.mode, m.seed, e.args)
 	bars := newBars(e.stderr)
 	m.cfg.Progress = bars.progress()
 	start := time.Now()
@@ -77,7 +78,7 @@ func (e *env) execute(ctx context.Context, m measured) (*bench.Result, error) {
 // write prints res's summary table, then writes res into out: result.json
 // and, unless noReport, its report. The table comes first so that a run
 // whose folder cannot be written still shows what it measured.
-func (e *env) write(out *outDir, res *bench.Result, noReport bool) error {
+func (e *env) write(out *outDir, res *result.Result, noReport bool) error {
 	if err := report.Table(e.stdout, res); err != nil {
 		return err
 	}
@@ -93,7 +94,7 @@ func (e *env) write(out *outDir, res *bench.Result, noReport bool) error {
 
 // writeReport writes the charts, series.csv, .hgrm files and report.html
 // and says where the page is.
-func (e *env) writeReport(dir string, res *bench.Result) error {
+func (e *env) writeReport(dir string, res *result.Result) error {
 	if err := report.Write(dir, res, report.Options{}); err != nil {
 		return err
 	}
@@ -105,11 +106,11 @@ func (e *env) writeReport(dir string, res *bench.Result) error {
 // decisions were limiter errors (a backend down or broken), with the
 // first error's text: the figures then describe the failure policy, not
 // the limiter.
-func mostFailed(runs []bench.Run) error {
+func mostFailed(runs []result.Run) error {
 	var bad []string
 	for _, r := range runs {
 		if r.Offered > 0 && 2*r.Errors > r.Offered {
-			bad = append(bad, fmt.Sprintf("%s: %d of %d decisions failed (%s)", report.Label(r), r.Errors, r.Offered, r.FirstError))
+			bad = append(bad, fmt.Sprintf("%s: %d of %d decisions failed (%s)", r.Label(), r.Errors, r.Offered, r.FirstError))
 		}
 	}
 	if len(bad) == 0 {
@@ -121,7 +122,7 @@ func mostFailed(runs []bench.Run) error {
 // liveSummary prints, for live runs, what the table does not show: the
 // rates, drops and lateness of the sender, latency beside service time,
 // and what the harness itself costs.
-func (e *env) liveSummary(runs []bench.Run) {
+func (e *env) liveSummary(runs []result.Run) {
 	ns := func(v int64) time.Duration { // three or four significant digits
 		d := time.Duration(v)
 		switch {
@@ -134,7 +135,7 @@ func (e *env) liveSummary(runs []bench.Run) {
 		}
 		return d
 	}
-	var cal *bench.Calibration
+	var cal *result.Calibration
 	for _, r := range runs {
 		l := r.Live
 		if l == nil {

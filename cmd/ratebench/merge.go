@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ratebench/ratebench/report"
+	"github.com/ratebench/ratebench/bench/result"
 )
 
 func (e *env) mergeCommand() *command {
@@ -25,7 +25,7 @@ func (e *env) mergeCommand() *command {
 		if *out == "" {
 			return usagef("-out is required: ratebench merge DIR... -out DIR")
 		}
-		inputs := make([]report.Input, len(dirs))
+		inputs := make([]result.Input, len(dirs))
 		for i, d := range dirs {
 			if err := apart(d, *out); err != nil {
 				return err
@@ -34,9 +34,9 @@ func (e *env) mergeCommand() *command {
 			if err != nil {
 				return err
 			}
-			inputs[i] = report.Input{Name: filepath.Clean(d), Result: res}
+			inputs[i] = result.Input{Name: filepath.Clean(d), Result: res}
 		}
-		res, err := report.Merge(inputs)
+		res, err := result.Merge(inputs)
 		if err != nil {
 			return usageError{err}
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 )
 
 // TestMergeCommand merges two hosts' results: counts are summed, the
@@ -21,7 +21,7 @@ func TestMergeCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	m, err := bench.ReadFile(filepath.Join(out, "result.json"))
+	m, err := result.ReadFile(filepath.Join(out, "result.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestMergeCommand(t *testing.T) {
 	if q.Admitted != 14 || q.Latency == nil || q.Latency.Count != 14 {
 		t.Fatalf("leaky-queue: admitted %d, latency %+v; want 14 and a count of 14", q.Admitted, q.Latency)
 	}
-	h, err := bench.DecodeHistogram(q.LatencyHDR)
+	h, err := result.DecodeHistogram(q.LatencyHDR)
 	if err != nil || h.TotalCount() != 5+9 {
 		t.Fatalf("merged histogram: %v, count %d, want 14", err, h.TotalCount())
 	}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/report"
 )
 
@@ -33,8 +33,8 @@ const (
 // then replaces, file by file, touching nothing else), and writable.
 type outDir struct {
 	path    string
-	created []string      // folders the check made, innermost last
-	old     *bench.Result // the earlier result of a run folder, if any
+	created []string       // folders the check made, innermost last
+	old     *result.Result // the earlier result of a run folder, if any
 }
 
 // prepareOut checks the folder given with -out, or when dir is "" claims a
@@ -149,7 +149,7 @@ func (o *outDir) checkExisting(kind folderKind) error {
 		}
 		return refuse("ratebench scenario results")
 	default:
-		old, err := bench.ReadFile(filepath.Join(o.path, resultFile))
+		old, err := result.ReadFile(filepath.Join(o.path, resultFile))
 		if err != nil {
 			return refuse("ratebench result")
 		}
@@ -159,7 +159,7 @@ func (o *outDir) checkExisting(kind folderKind) error {
 }
 
 func isResultFile(path string) bool {
-	_, err := bench.ReadFile(path)
+	_, err := result.ReadFile(path)
 	return err == nil
 }
 
@@ -197,7 +197,7 @@ func (o *outDir) sub(name string) (*outDir, error) {
 // writeResult writes res as the folder's result.json, then removes the
 // earlier result's report (its page, charts, CSV and .hgrm files), which
 // no longer describes it: the report of res is written next.
-func (o *outDir) writeResult(res *bench.Result) error {
+func (o *outDir) writeResult(res *result.Result) error {
 	if err := res.WriteFile(filepath.Join(o.path, resultFile)); err != nil {
 		return err
 	}

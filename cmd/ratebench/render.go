@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/report"
 )
 
 // render prints the summary table and writes the report (charts,
 // series.csv, .hgrm files and report.html) of a result already in dir.
-func (e *env) render(dir string, res *bench.Result) error {
+func (e *env) render(dir string, res *result.Result) error {
 	if err := report.Table(e.stdout, res); err != nil {
 		return err
 	}

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 )
 
 func (e *env) reportCommand() *command {
@@ -33,8 +33,8 @@ func (e *env) reportCommand() *command {
 
 // readResult reads DIR/result.json; a missing or invalid one is a usage
 // error of one line.
-func readResult(dir string) (*bench.Result, error) {
-	res, err := bench.ReadFile(filepath.Join(dir, "result.json"))
+func readResult(dir string) (*result.Result, error) {
+	res, err := result.ReadFile(filepath.Join(dir, "result.json"))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, usagef("%s has no result.json", dir)

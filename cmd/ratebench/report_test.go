@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 )
 
 // cli runs one command line with its own output buffers (no chdir) and
@@ -25,32 +25,32 @@ func cli(t *testing.T, args ...string) (int, string, string) {
 
 // smallResult is a hand-made result of three runs: a meter, a shaper with
 // a delay histogram of n values, and a run with two keys.
-func smallResult(n int) *bench.Result {
-	h := bench.NewHistogram()
+func smallResult(n int) *result.Result {
+	h := result.NewHistogram()
 	for i := range n {
 		_ = h.RecordValue(int64(i+1) * int64(time.Millisecond))
 	}
-	series := func(a ...int64) bench.Series {
-		return bench.Series{BinNS: int64(100 * time.Millisecond), Admitted: a, Rejected: make([]int64, len(a))}
+	series := func(a ...int64) result.Series {
+		return result.Series{BinNS: int64(100 * time.Millisecond), Admitted: a, Rejected: make([]int64, len(a))}
 	}
-	return &bench.Result{
-		Meta:     bench.Meta{Version: "test", Mode: "sim", CPUs: 2, Args: []string{"ratebench", "run", "-duration", "1s"}},
-		Policy:   bench.PolicyJSON{Limit: 10, WindowNS: int64(time.Second), Burst: 10},
+	return &result.Result{
+		Meta:     result.Meta{Version: "test", Mode: "sim", CPUs: 2, Args: []string{"ratebench", "run", "-duration", "1s"}},
+		Policy:   result.PolicyJSON{Limit: 10, WindowNS: int64(time.Second), Burst: 10},
 		Workload: map[string]any{"name": "constant", "keys": 2},
-		Runs: []bench.Run{
+		Runs: []result.Run{
 			{Algorithm: "gcra", Backend: "memory", Replicas: 1, Offered: 20, Admitted: 12, Rejected: 8,
 				MaxAdmittedInWindow: 12, TheoryMaxInWindow: 20, BurstRatio: 1.2, TheoryRatio: 2, JainFairness: 1,
 				Series: series(10, 1, 1), KeyCount: 2,
-				Keys: []bench.KeyCount{{Key: "a", Offered: 10, Admitted: 6}, {Key: "b", Offered: 10, Admitted: 6}}},
+				Keys: []result.KeyCount{{Key: "a", Offered: 10, Admitted: 6}, {Key: "b", Offered: 10, Admitted: 6}}},
 			{Algorithm: "leaky-queue", Backend: "memory", Replicas: 1, Offered: 20, Admitted: int64(n), Rejected: 20 - int64(n),
 				MaxAdmittedInWindow: 10, TheoryMaxInWindow: 11, BurstRatio: 1, TheoryRatio: 1.1, JainFairness: 1,
-				Series: series(1, 1, 1, 1), Latency: bench.PercentilesOf(h), LatencyHDR: bench.EncodeHistogram(h), KeyCount: 1},
+				Series: series(1, 1, 1, 1), Latency: result.PercentilesOf(h), LatencyHDR: result.EncodeHistogram(h), KeyCount: 1},
 		},
 	}
 }
 
 // writeResult writes r to DIR/result.json.
-func writeResult(t *testing.T, dir string, r *bench.Result) string {
+func writeResult(t *testing.T, dir string, r *result.Result) string {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -284,7 +285,7 @@ func (e *env) runCommand() *command {
 // engine is how execute runs the targets: the sim or the live engine.
 type engine struct {
 	mode string
-	run  func(context.Context, bench.Config, []bench.Target) ([]bench.Run, error)
+	run  func(context.Context, bench.Config, []bench.Target) ([]result.Run, error)
 	// wall, when set, is how long a live run is expected to take.
 	wall func(bench.Config, []bench.Target) time.Duration
 }
@@ -300,7 +301,7 @@ func (f *runFlags) engine() engine {
 	cfg := bench.LiveConfig{Workers: f.workers, MaxInFlight: f.maxInFlight}
 	return engine{
 		mode: "live",
-		run: func(ctx context.Context, c bench.Config, targets []bench.Target) ([]bench.Run, error) {
+		run: func(ctx context.Context, c bench.Config, targets []bench.Target) ([]result.Run, error) {
 			lc := cfg
 			lc.Config = c
 			return bench.Live(ctx, lc, targets)

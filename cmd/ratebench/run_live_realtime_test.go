@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 )
 
 // Live runs are real time: each test here is a run of well under a second,
@@ -32,7 +32,7 @@ func TestLiveRun(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	res, err := bench.ReadFile(filepath.Join(out, "result.json"))
+	res, err := result.ReadFile(filepath.Join(out, "result.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestLiveInterrupt(t *testing.T) {
 	if code != 130 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	res, err := bench.ReadFile(filepath.Join(out, "result.json"))
+	res, err := result.ReadFile(filepath.Join(out, "result.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestLiveInterruptSignal(t *testing.T) {
 			if got := cmd.ProcessState.ExitCode(); got != tc.code {
 				t.Errorf("exit %d after %v, want %d: %s", got, tc.sig, tc.code, stderr.String())
 			}
-			res, err := bench.ReadFile(filepath.Join(out, "result.json"))
+			res, err := result.ReadFile(filepath.Join(out, "result.json"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -159,7 +159,7 @@ func TestLiveStopsAtItsEnd(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	res, err := bench.ReadFile(filepath.Join(out, "result.json"))
+	res, err := result.ReadFile(filepath.Join(out, "result.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

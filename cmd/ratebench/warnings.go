@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 )
 
 // phrase says a warning in one line, naming the flags that would help.
@@ -53,7 +54,7 @@ func phrase(w bench.Warning) string {
 }
 
 // phraseAll phrases every warning of runs.
-func phraseAll(runs []bench.Run) []string {
+func phraseAll(runs []result.Run) []string {
 	var out []string
 	for _, w := range bench.Warnings(runs) {
 		out = append(out, phrase(w))

@@ -1,9 +1,7 @@
-package report
+package result
 
 import (
 	"fmt"
-
-	"github.com/ratebench/ratebench/bench"
 )
 
 // mergeLive combines the live engines' measures of one target run on
@@ -12,7 +10,7 @@ import (
 // calibration and a shaper's queue delays (percentiles without a
 // histogram) are the first input's, as the harness's cost is per machine.
 // Nil when the first run is not live.
-func mergeLive(merged bench.Run, runs []bench.Run) (*bench.LiveStats, error) {
+func mergeLive(merged Run, runs []Run) (*LiveStats, error) {
 	if runs[0].Live == nil {
 		for _, r := range runs[1:] {
 			if r.Live != nil {
@@ -59,13 +57,13 @@ func mergeLive(merged bench.Run, runs []bench.Run) (*bench.LiveStats, error) {
 
 // mergeHDR merges encoded histograms; nil and "" when one is missing, as
 // percentiles of a part would pass for the whole.
-func mergeHDR(encoded []string) (*bench.Percentiles, string, error) {
-	h := bench.NewHistogram()
+func mergeHDR(encoded []string) (*Percentiles, string, error) {
+	h := NewHistogram()
 	for _, e := range encoded {
 		if e == "" {
 			return nil, "", nil
 		}
-		in, err := bench.DecodeHistogram(e)
+		in, err := DecodeHistogram(e)
 		if err != nil {
 			return nil, "", err
 		}
@@ -73,14 +71,14 @@ func mergeHDR(encoded []string) (*bench.Percentiles, string, error) {
 			return nil, "", fmt.Errorf("%d values out of range", dropped)
 		}
 	}
-	return bench.PercentilesOf(h), bench.EncodeHistogram(h), nil
+	return PercentilesOf(h), EncodeHistogram(h), nil
 }
 
 // mergeHTTP combines the attack measures of one URL attacked from several
 // machines at once: responses, connections, held-back arrivals, rates and
 // Retry-After values are summed and the 429 share recomputed from the
 // summed status codes. Nil when the first run is not an HTTP run.
-func mergeHTTP(m bench.Run, runs []bench.Run) (*bench.HTTPStats, string, error) {
+func mergeHTTP(m Run, runs []Run) (*HTTPStats, string, error) {
 	if runs[0].HTTP == nil {
 		for _, r := range runs[1:] {
 			if r.HTTP != nil {

@@ -1,4 +1,8 @@
-package bench
+// Package result is ratebench's record of a run, as data: the result.json
+// schema, the HdrHistogram codec its latencies use, atomic reading and
+// writing, and Merge, which combines runs made on several machines. The
+// engines fill it; package report presents it.
+package result
 
 import (
 	"encoding/json"
@@ -10,7 +14,7 @@ import (
 	"github.com/ratebench/ratebench/algorithms"
 )
 
-// Result is what a run writes to result.json (DESIGN section 6). Field names
+// Result is what a run writes to result.json . Field names
 // in JSON are stable; new fields may be added. Runs are in the order the
 // targets were given. A Result is a plain value, not safe for concurrent
 // mutation.
@@ -51,6 +55,11 @@ type PolicyJSON struct {
 func PolicyOf(p algorithms.Policy) PolicyJSON {
 	p = p.WithDefaults()
 	return PolicyJSON{Limit: p.Limit, WindowNS: int64(p.Window), Burst: p.Burst}
+}
+
+// String is "limit L per W, burst B".
+func (p PolicyJSON) String() string {
+	return fmt.Sprintf("limit %d per %v, burst %d", p.Limit, time.Duration(p.WindowNS), p.Burst)
 }
 
 // Policy converts back.
@@ -164,7 +173,7 @@ type KeyCount struct {
 func (r *Result) WriteFile(path string) error {
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
-		return fmt.Errorf("bench: encode result: %w", err)
+		return fmt.Errorf("result: encode result: %w", err)
 	}
 	return WriteFileAtomic(path, append(data, '\n'))
 }
@@ -174,26 +183,26 @@ func (r *Result) WriteFile(path string) error {
 func WriteFileAtomic(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return fmt.Errorf("bench: %w", err)
+		return fmt.Errorf("result: %w", err)
 	}
 	defer os.Remove(tmp.Name()) // no-op after a successful rename
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
-		return fmt.Errorf("bench: write %s: %w", path, err)
+		return fmt.Errorf("result: write %s: %w", path, err)
 	}
 	if err := tmp.Chmod(0o644); err != nil { // CreateTemp makes it 0600
 		tmp.Close()
-		return fmt.Errorf("bench: %w", err)
+		return fmt.Errorf("result: %w", err)
 	}
 	if err := tmp.Sync(); err != nil {
 		tmp.Close()
-		return fmt.Errorf("bench: sync %s: %w", path, err)
+		return fmt.Errorf("result: sync %s: %w", path, err)
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("bench: close %s: %w", path, err)
+		return fmt.Errorf("result: close %s: %w", path, err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("bench: %w", err)
+		return fmt.Errorf("result: %w", err)
 	}
 	return nil
 }
@@ -202,14 +211,67 @@ func WriteFileAtomic(path string, data []byte) error {
 func ReadFile(path string) (*Result, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
+		return nil, fmt.Errorf("result: %w", err)
 	}
 	var r Result
 	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("bench: %s is not a valid result.json: %w", path, err)
+		return nil, fmt.Errorf("result: %s is not a valid result.json: %w", path, err)
 	}
 	if len(r.Runs) == 0 || r.Policy.Limit < 1 || r.Policy.WindowNS < 1 {
-		return nil, fmt.Errorf("bench: %s is not a valid result.json: no runs or no policy", path)
+		return nil, fmt.Errorf("result: %s is not a valid result.json: no runs or no policy", path)
 	}
 	return &r, nil
+}
+
+// SharesState reports whether the run's replicas shared one limiter state
+// (a shared backend) rather than each keeping its own in memory.
+func (r Run) SharesState() bool {
+	return r.Backend != "" && r.Backend != "memory"
+}
+
+// TheoryFor is the worst case admitted in any span W for the whole run:
+// one instance's theory, times the replicas when each kept its own state.
+func (r Run) TheoryFor() int64 {
+	if r.SharesState() {
+		return r.TheoryMaxInWindow
+	}
+	return r.TheoryMaxInWindow * int64(max(r.Replicas, 1))
+}
+
+// Label names a run in tables, legends and file names: the algorithm,
+// " xN" for N replicas, "@backend" for a backend other than memory, e.g.
+// "gcra", "gcra x4", "gcra x4@redis".
+func (r Run) Label() string {
+	name := r.Algorithm
+	if r.Replicas > 1 {
+		name = fmt.Sprintf("%s x%d", name, r.Replicas)
+	}
+	if r.Backend != "" && r.Backend != "memory" {
+		name += "@" + r.Backend
+	}
+	return name
+}
+
+// Labels returns the label of every run of r, made unique by a "#2",
+// "#3" suffix when two runs share one.
+func (r *Result) Labels() []string {
+	out := make([]string, len(r.Runs))
+	seen := map[string]int{}
+	for i, run := range r.Runs {
+		l := run.Label()
+		seen[l]++
+		if n := seen[l]; n > 1 {
+			l = fmt.Sprintf("%s #%d", l, n)
+		}
+		out[i] = l
+	}
+	return out
+}
+
+// WorkloadName is r's workload name, or "unknown".
+func (r *Result) WorkloadName() string {
+	if name, _ := r.Workload["name"].(string); name != "" {
+		return name
+	}
+	return "unknown"
 }

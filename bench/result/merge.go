@@ -1,4 +1,4 @@
-package report
+package result
 
 import (
 	"errors"
@@ -7,8 +7,6 @@ import (
 	"slices"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
-	"github.com/ratebench/ratebench/bench"
 )
 
 // ErrMismatch is wrapped by the errors Merge returns for inputs that cannot
@@ -20,7 +18,7 @@ var ErrMismatch = errors.New("results do not match")
 // meta.hosts (typically the folder it was read from).
 type Input struct {
 	Name   string
-	Result *bench.Result
+	Result *Result
 }
 
 // Merge combines runs of the same plan made on several machines, the way a
@@ -49,46 +47,46 @@ type Input struct {
 // the hosts an input was itself merged from), CPUs summed, the earliest
 // start, the longest elapsed time, and the inputs' warnings. Merge does not
 // modify its inputs.
-func Merge(inputs []Input) (*bench.Result, error) {
+func Merge(inputs []Input) (*Result, error) {
 	if len(inputs) == 0 {
-		return nil, errors.New("report: merge: no results")
+		return nil, errors.New("result: merge: no results")
 	}
 	first := inputs[0].Result
-	out := &bench.Result{Meta: first.Meta, Policy: first.Policy, Workload: maps.Clone(first.Workload)}
+	out := &Result{Meta: first.Meta, Policy: first.Policy, Workload: maps.Clone(first.Workload)}
 	out.Meta.Hosts, out.Meta.Warnings, out.Meta.CPUs = nil, nil, 0
 	for _, in := range inputs {
 		r := in.Result
 		if r.Policy != first.Policy {
-			return nil, fmt.Errorf("report: merge: %w: %s has policy %s, %s has %s",
-				ErrMismatch, inputs[0].Name, policyText(first.Policy), in.Name, policyText(r.Policy))
+			return nil, fmt.Errorf("result: merge: %w: %s has policy %s, %s has %s",
+				ErrMismatch, inputs[0].Name, first.Policy, in.Name, r.Policy)
 		}
 		if len(r.Runs) != len(first.Runs) {
-			return nil, fmt.Errorf("report: merge: %w: %s has %d runs, %s has %d",
+			return nil, fmt.Errorf("result: merge: %w: %s has %d runs, %s has %d",
 				ErrMismatch, inputs[0].Name, len(first.Runs), in.Name, len(r.Runs))
 		}
 		mergeMeta(&out.Meta, r.Meta, in.Name)
-		if workloadName(r) != workloadName(first) {
+		if r.WorkloadName() != first.WorkloadName() {
 			out.Meta.Warnings = append(out.Meta.Warnings, fmt.Sprintf("merge: %s ran workload %s, %s ran %s; the page shows the first",
-				inputs[0].Name, workloadName(first), in.Name, workloadName(r)))
+				inputs[0].Name, first.WorkloadName(), in.Name, r.WorkloadName()))
 		}
 	}
 	for n, run := range first.Runs {
-		runs := make([]bench.Run, len(inputs))
+		runs := make([]Run, len(inputs))
 		k := occurrence(first.Runs, n)
 		for i, in := range inputs {
 			j := nth(in.Result.Runs, run, k)
 			if j < 0 {
-				return nil, fmt.Errorf("report: merge: %w: %s has no run of %s (runs are matched by algorithm, backend and replicas)",
-					ErrMismatch, in.Name, Label(run))
+				return nil, fmt.Errorf("result: merge: %w: %s has no run of %s (runs are matched by algorithm, backend and replicas)",
+					ErrMismatch, in.Name, run.Label())
 			}
 			runs[i] = in.Result.Runs[j]
 		}
 		m, warn, err := mergeRuns(runs, out.Policy)
 		if err != nil {
-			return nil, fmt.Errorf("report: merge: %s: %w", Label(run), err)
+			return nil, fmt.Errorf("result: merge: %s: %w", run.Label(), err)
 		}
 		if warn != "" {
-			out.Meta.Warnings = append(out.Meta.Warnings, fmt.Sprintf("merge: %s: %s", Label(run), warn))
+			out.Meta.Warnings = append(out.Meta.Warnings, fmt.Sprintf("merge: %s: %s", run.Label(), warn))
 		}
 		out.Runs = append(out.Runs, m)
 	}
@@ -96,7 +94,7 @@ func Merge(inputs []Input) (*bench.Result, error) {
 }
 
 // occurrence counts the runs before runs[n] of the same target.
-func occurrence(runs []bench.Run, n int) int {
+func occurrence(runs []Run, n int) int {
 	k := 0
 	for _, r := range runs[:n] {
 		if sameTarget(r, runs[n]) {
@@ -107,7 +105,7 @@ func occurrence(runs []bench.Run, n int) int {
 }
 
 // nth returns the index of the k-th (from 0) run of run's target, or -1.
-func nth(runs []bench.Run, run bench.Run, k int) int {
+func nth(runs []Run, run Run, k int) int {
 	for i, r := range runs {
 		if sameTarget(r, run) {
 			if k == 0 {
@@ -120,11 +118,11 @@ func nth(runs []bench.Run, run bench.Run, k int) int {
 }
 
 // sameTarget reports whether two runs are of the same target.
-func sameTarget(a, b bench.Run) bool {
+func sameTarget(a, b Run) bool {
 	return a.Algorithm == b.Algorithm && backendOf(a) == backendOf(b) && max(a.Replicas, 1) == max(b.Replicas, 1)
 }
 
-func backendOf(r bench.Run) string {
+func backendOf(r Run) string {
 	if r.Backend == "" {
 		return "memory"
 	}
@@ -132,7 +130,7 @@ func backendOf(r bench.Run) string {
 }
 
 // mergeMeta folds one input's meta into m.
-func mergeMeta(m *bench.Meta, in bench.Meta, name string) {
+func mergeMeta(m *Meta, in Meta, name string) {
 	if len(in.Hosts) > 0 {
 		m.Hosts = append(m.Hosts, in.Hosts...)
 	} else {
@@ -151,13 +149,13 @@ func mergeMeta(m *bench.Meta, in bench.Meta, name string) {
 }
 
 // mergeRuns combines the runs of one target; the string is a warning.
-func mergeRuns(runs []bench.Run, pol bench.PolicyJSON) (bench.Run, string, error) {
+func mergeRuns(runs []Run, pol PolicyJSON) (Run, string, error) {
 	m := runs[0]
 	m.Offered, m.Admitted, m.Rejected, m.Errors = 0, 0, 0, 0
 	m.OfferedCost, m.AdmittedCost, m.RejectedCost = 0, 0, 0
 	m.FalseAdmits, m.FalseRejects, m.ThroughputPerS = 0, 0, 0
 	m.StatusCodes, m.ErrorKinds, m.Keys = nil, nil, nil
-	m.Series = bench.Series{BinNS: runs[0].Series.BinNS}
+	m.Series = Series{BinNS: runs[0].Series.BinNS}
 	var disagree, disagreeW float64
 	for _, r := range runs {
 		m.Offered += r.Offered
@@ -239,7 +237,7 @@ func sumBins(a, b []int64) []int64 {
 
 // mergeKeys sums the per-key tables by key and recomputes Jain's index;
 // without a table in every input it weights the inputs' indexes by offered.
-func mergeKeys(m *bench.Run, runs []bench.Run) {
+func mergeKeys(m *Run, runs []Run) {
 	complete := true
 	for _, r := range runs {
 		complete = complete && (len(r.Keys) > 0 || r.KeyCount == 0)
@@ -256,12 +254,12 @@ func mergeKeys(m *bench.Run, runs []bench.Run) {
 		}
 		return
 	}
-	byKey := map[string]*bench.KeyCount{}
+	byKey := map[string]*KeyCount{}
 	for _, r := range runs {
 		for _, k := range r.Keys {
 			kc := byKey[k.Key]
 			if kc == nil {
-				kc = &bench.KeyCount{Key: k.Key}
+				kc = &KeyCount{Key: k.Key}
 				byKey[k.Key] = kc
 			}
 			kc.Offered += k.Offered
@@ -271,8 +269,8 @@ func mergeKeys(m *bench.Run, runs []bench.Run) {
 	names := slices.Sorted(maps.Keys(byKey))
 	m.KeyCount = len(names)
 	admitted := make([]int64, len(names))
-	if len(names) <= bench.MaxKeysReported {
-		m.Keys = make([]bench.KeyCount, len(names))
+	if len(names) <= MaxKeysReported {
+		m.Keys = make([]KeyCount, len(names))
 	}
 	for i, k := range names {
 		admitted[i] = byKey[k].Admitted
@@ -280,13 +278,13 @@ func mergeKeys(m *bench.Run, runs []bench.Run) {
 			m.Keys[i] = *byKey[k]
 		}
 	}
-	m.JainFairness = bench.Jain(admitted)
+	m.JainFairness = Jain(admitted)
 }
 
 // mergeLatency merges the latency histograms. A run with percentiles but
 // no histogram cannot be merged: the merged run then has no latency, and
 // a warning says why.
-func mergeLatency(m *bench.Run, runs []bench.Run) (string, error) {
+func mergeLatency(m *Run, runs []Run) (string, error) {
 	m.Latency, m.LatencyHDR = nil, ""
 	var h *hdrhistogram.Histogram
 	for _, r := range runs {
@@ -296,19 +294,19 @@ func mergeLatency(m *bench.Run, runs []bench.Run) (string, error) {
 			}
 			continue
 		}
-		in, err := bench.DecodeHistogram(r.LatencyHDR)
+		in, err := DecodeHistogram(r.LatencyHDR)
 		if err != nil {
 			return "", err
 		}
 		if h == nil {
-			h = bench.NewHistogram()
+			h = NewHistogram()
 		}
 		if dropped := h.Merge(in); dropped > 0 {
 			return "", fmt.Errorf("latency histogram: %d values out of range", dropped)
 		}
 	}
 	if h != nil && h.TotalCount() > 0 {
-		m.Latency, m.LatencyHDR = bench.PercentilesOf(h), bench.EncodeHistogram(h)
+		m.Latency, m.LatencyHDR = PercentilesOf(h), EncodeHistogram(h)
 	}
 	return "", nil
 }

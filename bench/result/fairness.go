@@ -1,4 +1,4 @@
-package bench
+package result
 
 // Jain returns Jain's fairness index (sum x)^2 / (n * sum x^2) of xs: 1 when
 // all are equal, 1/n when one takes everything. It returns 1 for no values
