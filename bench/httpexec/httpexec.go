@@ -1,0 +1,220 @@
+// Package httpexec sends the requests of `ratebench attack`: one HTTP
+// request per call of Client.Do, and what its response says that a
+// rate-limit benchmark counts (the status, Retry-After, RateLimit-Policy),
+// or how it failed. It writes no HTTP itself: plain http goes through
+// fasthttp, https (and HTTP/2, or http when asked) through net/http.
+//
+// A request is sent once: a request that fails after it was written is an
+// error, never written again behind the caller's back, so that the
+// requests a server saw are those the caller counts (Response.Attempts
+// says when net/http wrote one again). A response a server sends on an
+// idle connection before closing it (a 408) is never taken for the answer
+// to the next request.
+package httpexec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Defaults and bounds of Config.
+const (
+	// DefaultConnections caps the connections, so the requests being
+	// answered at once.
+	DefaultConnections = 256
+	// MaxConnections bounds Config.Connections: one source port each
+	// towards one server.
+	MaxConnections = 1 << 14
+	// DefaultTimeout bounds each request, the connection included.
+	DefaultTimeout = 30 * time.Second
+)
+
+// Clients Config.Client may name, as Client.Name gives them.
+const (
+	ClientAuto = ""         // ClientFast for http URLs, ClientStd for https
+	ClientFast = "fasthttp" // github.com/valyala/fasthttp, HTTP/1.1 over plain http only
+	ClientStd  = "net/http" // one net/http Transport: TLS, HTTP/2
+)
+
+// Config says what to send and how. URL is required; zero fields take the
+// defaults documented on each. It is a plain value, read by New only.
+type Config struct {
+	// URL is the http or https URL every request is sent to.
+	URL string
+	// Method is the request method; "" means GET.
+	Method string
+	// Header is sent with every request, names as they are spelled here
+	// (net/http sends User-Agent canonically). A Host entry sets the Host
+	// header; User-Agent defaults to UserAgent, and an empty one sends
+	// none. Content-Length, Transfer-Encoding, Connection and Trailer are
+	// the client's, and refused.
+	Header http.Header
+	// Body is sent with every request, with its Content-Length.
+	Body []byte
+	// KeyHeader, when set, is the header that carries each request's key
+	// (Do's key), spelled as given; a Header entry of that name is
+	// dropped.
+	KeyHeader string
+	// Connections caps the connections open at once (fasthttp's MaxConns,
+	// net/http's MaxConnsPerHost), opened as requests need them; the one
+	// that went idle last is reused first. 0 means DefaultConnections, at
+	// most MaxConnections.
+	Connections int
+	// MaxWait bounds how long a request waits for a free connection when
+	// Connections are busy; one that waited that long fails with
+	// ErrNoFreeConnection, unsent. 0 means Timeout; more than Timeout is
+	// cut to it.
+	MaxWait time.Duration
+	// Timeout bounds each request from the call of Do to the end of its
+	// response: the wait for a connection, the dial, the write and the
+	// read. 0 means DefaultTimeout.
+	Timeout time.Duration
+	// Client is ClientAuto, ClientFast or ClientStd.
+	Client string
+	// Insecure skips the verification of an https server's certificate.
+	Insecure bool
+}
+
+// Client sends the requests of one Config. Its methods are safe for
+// concurrent use.
+type Client struct {
+	name string
+	t    *target
+	d    *dialer
+	fast *fastClient // one of fast and std
+	std  *stdClient
+}
+
+// Response is what one Do got.
+type Response struct {
+	// Status is the response's status code; 0 without a whole response.
+	Status int
+	// RetryAfter is the Retry-After field in whole seconds: delay-seconds,
+	// or an HTTP-date rounded up from now (0 when past), capped at a day;
+	// NoRetryAfter when absent (or without a response), BadRetryAfter when
+	// malformed.
+	RetryAfter int32
+	// Policy is the RateLimit-Policy field value as sent (see
+	// ParsePolicy), only when Do was asked for it; "" otherwise.
+	Policy string
+	// Kind is None, or how the request failed without a whole response.
+	Kind Kind
+	// Attempts counts the times the whole request was written to a
+	// connection, each one a request the server may have read: 0 when it
+	// was not sent (no connection, or Abort), 1 most of the time, and more
+	// when net/http wrote it again on a new connection after a kept one
+	// failed (it does for GET, HEAD and other replayable requests). The
+	// fasthttp client never writes a request twice. A caller counts
+	// Attempts requests sent, of which at most one was answered.
+	Attempts int
+	// Err is the error behind Kind; nil when Kind is None.
+	Err error
+}
+
+// New checks cfg and returns a Client for it; it connects to nothing.
+// Errors wrap ErrBadRequest.
+func New(cfg Config) (*Client, error) {
+	switch {
+	case cfg.Connections < 0 || cfg.Connections > MaxConnections:
+		return nil, fmt.Errorf("%w: Connections %d must be in [1, %d] (0 for the default)", ErrBadRequest, cfg.Connections, MaxConnections)
+	case cfg.Timeout < 0:
+		return nil, fmt.Errorf("%w: Timeout %v must be > 0 (0 for the default)", ErrBadRequest, cfg.Timeout)
+	case cfg.MaxWait < 0:
+		return nil, fmt.Errorf("%w: MaxWait %v must be > 0 (0 for Timeout)", ErrBadRequest, cfg.MaxWait)
+	case cfg.Client != ClientAuto && cfg.Client != ClientFast && cfg.Client != ClientStd:
+		return nil, fmt.Errorf("%w: client %q: want %s or %s", ErrBadRequest, cfg.Client, ClientFast, ClientStd)
+	}
+	if cfg.Connections == 0 {
+		cfg.Connections = DefaultConnections
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.MaxWait == 0 || cfg.MaxWait > cfg.Timeout {
+		cfg.MaxWait = cfg.Timeout
+	}
+	t, err := newTarget(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Client == ClientAuto {
+		cfg.Client = ClientFast
+		if t.url.Scheme == "https" {
+			cfg.Client = ClientStd
+		}
+	}
+	if cfg.Client == ClientFast && t.url.Scheme != "http" {
+		return nil, fmt.Errorf("%w: the %s client here speaks plain http; use %s for %s", ErrBadRequest, ClientFast, ClientStd, cfg.URL)
+	}
+	c := &Client{name: cfg.Client, t: t, d: newDialer(cfg.Timeout)}
+	if cfg.Client == ClientFast {
+		c.fast = newFastClient(t, c.d, &cfg)
+	} else {
+		c.std = newStdClient(t, c.d, &cfg)
+	}
+	return c, nil
+}
+
+// Check opens one TCP connection to the server and closes it, sending
+// nothing, so that no quota is spent; it waits at most 5 seconds (or
+// Timeout if shorter) and ctx. Its error wraps ErrUnreachable. The
+// connection is not counted in Dials.
+func (c *Client) Check(ctx context.Context) error {
+	d := net.Dialer{Timeout: min(c.d.timeout, 5*time.Second)}
+	conn, err := d.DialContext(ctx, "tcp", c.t.addr)
+	if err != nil {
+		var op *net.OpError
+		if errors.As(err, &op) && op.Err != nil {
+			err = op.Err
+		}
+		return fmt.Errorf("%w to %s: %w", ErrUnreachable, c.t.addr, err)
+	}
+	return conn.Close()
+}
+
+// Do sends one request, with key in Config.KeyHeader when set, and reads
+// its whole response; it blocks until then, at most Config.Timeout. After
+// Abort it returns at once with Kind Canceled. A key holding CR, LF or NUL
+// is not sent (Kind Other, an error wrapping ErrBadRequest). wantPolicy
+// asks for Response.Policy. On the fasthttp client Do allocates nothing
+// of its own when wantPolicy is false or the field absent.
+func (c *Client) Do(key string, wantPolicy bool) Response {
+	if c.d.aborted.Load() {
+		return Response{RetryAfter: NoRetryAfter, Kind: Canceled, Err: ErrAborted}
+	}
+	if c.t.keyHeader != "" && strings.ContainsAny(key, "\r\n\x00") {
+		return Response{RetryAfter: NoRetryAfter, Kind: Other, Err: fmt.Errorf("%w: key %q holds CR, LF or NUL", ErrBadRequest, key)}
+	}
+	if c.fast != nil {
+		return c.fast.do(key, wantPolicy)
+	}
+	return c.std.do(key, wantPolicy)
+}
+
+// Abort ends every request in flight at once, by closing every connection
+// open, and fails every later one the same way: they return Kind Canceled
+// (a request that got its whole response first keeps it). It is meant for
+// an interrupt: the Client sends nothing after it.
+func (c *Client) Abort() { c.d.abort() }
+
+// Close closes the idle connections; the Client remains usable and opens
+// new ones as requests need them.
+func (c *Client) Close() {
+	if c.fast != nil {
+		c.fast.hc.CloseIdleConnections()
+	} else {
+		c.std.tr.CloseIdleConnections()
+	}
+}
+
+// Name is the client sending: ClientFast ("fasthttp") or ClientStd
+// ("net/http").
+func (c *Client) Name() string { return c.name }
+
+// Dials counts the connections opened so far by requests.
+func (c *Client) Dials() int64 { return c.d.dials.Load() }
