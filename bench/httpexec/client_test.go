@@ -203,6 +203,9 @@ func TestResponse(t *testing.T) {
 		// Neither seconds nor a date.
 		{name: "bad Retry-After", wire: "HTTP/1.1 429 x\r\nRetry-After: soon\r\nContent-Length: 0\r\n\r\n",
 			wantKept: true, wantStatus: 429, wantRetryAfter: httpexec.BadRetryAfter},
+		// Present but empty: malformed, not absent.
+		{name: "empty Retry-After", wire: "HTTP/1.1 429 x\r\nRetry-After: \r\nContent-Length: 0\r\n\r\n",
+			wantKept: true, wantStatus: 429, wantRetryAfter: httpexec.BadRetryAfter},
 		// 40 KB of Set-Cookie and a Content-Security-Policy fit the read
 		// buffer.
 		{name: "big header", wire: "HTTP/1.1 200 OK\r\n" + strings.Repeat("Set-Cookie: c="+strings.Repeat("v", 4000)+"\r\n", 10) +

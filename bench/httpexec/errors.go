@@ -38,7 +38,7 @@ type Kind uint8
 // Kinds of failure; None for a request that got a whole response.
 const (
 	None     Kind = iota
-	Timeout       // no whole response within Config.Timeout (the wait for a connection and the dial included)
+	Timeout       // no whole response within Config.Timeout (the wait for a connection and the dial included), or no free connection within Config.MaxWait
 	Refused       // the dial was refused: nothing listens there
 	Reset         // the connection was reset or broken (ECONNRESET, EPIPE, ECONNABORTED)
 	Closed        // the server closed the connection before a whole response

@@ -98,7 +98,10 @@ func (f *fastClient) newCall() any {
 // do sends one request with key in the key header and reads its response.
 func (f *fastClient) do(key string, wantPolicy bool) Response {
 	c := f.calls.Get().(*fastCall)
-	defer f.calls.Put(c)
+	defer func() {
+		c.resp.ResetBody() // a large body goes back to fasthttp's pool now, not at the next use of c
+		f.calls.Put(c)
+	}()
 	if f.t.keyHeader != "" {
 		c.req.Header.Set(f.t.keyHeader, key)
 	}
