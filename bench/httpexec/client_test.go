@@ -3,6 +3,7 @@ package httpexec_test
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -424,4 +425,29 @@ func closedPort(t *testing.T) string {
 	url := "http://" + ln.Addr().String()
 	ln.Close()
 	return url
+}
+
+// TestBadKey: a key that would break the header is not sent.
+func TestBadKey(t *testing.T) {
+	url, reqs := recordingServer(t)
+	for _, client := range clients {
+		c, err := httpexec.New(httpexec.Config{URL: url, Client: client, KeyHeader: "X-Key", Timeout: wait})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, key := range []string{"k\r\nX-Admin: 1", "k\n", "k\x00"} {
+			if r := c.Do(key, false); r.Kind != httpexec.Other || !errors.Is(r.Err, httpexec.ErrBadRequest) || r.Attempts != 0 {
+				t.Errorf("%s, key %q: %+v", client, key, r)
+			}
+		}
+		if c.Dials() != 0 {
+			t.Errorf("%s: dialed for a key not sent", client)
+		}
+		c.Close()
+	}
+	select {
+	case g := <-reqs:
+		t.Errorf("sent %q", g.raw)
+	default:
+	}
 }

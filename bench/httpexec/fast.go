@@ -11,8 +11,8 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// readBufferSize is the read buffer of each connection's request, which
-// bounds a response's whole header block: a few kilobytes of
+// readBufferSize is the size of the buffer a response is read through,
+// which bounds its whole header block: a few kilobytes of
 // Content-Security-Policy and several Set-Cookie fields of up to 4 KB each
 // fit, as does anything nginx (8 KB per line by default) or most proxies
 // pass. A larger block fails the request (Kind Other). Buffers are pooled
@@ -77,8 +77,9 @@ func newFastClient(t *target, d *dialer, cfg *Config) *fastClient {
 func (f *fastClient) newCall() any {
 	c := &fastCall{}
 	req := &c.req
-	// Header names as Config.Header spells them. Responses' names are
-	// still normalized: their fields are looked up whatever their case.
+	// Header names as Config.Header spells them. This request's only:
+	// HostClient.DisableHeaderNamesNormalizing would also keep response
+	// names as sent, and Peek("Retry-After") then misses "retry-after".
 	req.Header.DisableNormalizing()
 	req.Header.SetNoDefaultContentType(true)
 	req.Header.SetMethod(f.t.method)

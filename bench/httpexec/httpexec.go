@@ -4,10 +4,11 @@
 // or how it failed. It writes no HTTP itself: plain http goes through
 // fasthttp, https (and HTTP/2, or http when asked) through net/http.
 //
-// A request is sent once: a request that fails after it was written is an
-// error, never written again behind the caller's back, so that the
-// requests a server saw are those the caller counts (Response.Attempts
-// says when net/http wrote one again). A response a server sends on an
+// The requests a server read are those the caller counts: the fasthttp
+// client writes a request once, and one that fails after it was written
+// is an error, not written again; net/http writes a replayable request
+// (a GET, say) again when its kept connection failed, and
+// Response.Attempts counts every write. A response a server sends on an
 // idle connection before closing it (a 408) is never taken for the answer
 // to the next request.
 package httpexec
