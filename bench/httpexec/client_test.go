@@ -381,7 +381,7 @@ func TestFailures(t *testing.T) {
 }
 
 // TestHeaderTooBig: a header block larger than fasthttp's read buffer
-// fails the request; net/http takes up to a megabyte.
+// fails the request; net/http takes up to 10 MB.
 func TestHeaderTooBig(t *testing.T) {
 	url := rawServer(t, func(c net.Conn) {
 		defer c.Close()
