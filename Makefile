@@ -53,4 +53,4 @@ fuzz:
 results:
 	$(GO) run ./cmd/ratebench boundary -out results/boundary
 	$(GO) run ./cmd/ratebench run -scenario default -out results/compare
-	bench/httpload/reference.sh
+	bench/httpexec/reference.sh

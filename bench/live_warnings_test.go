@@ -3,6 +3,9 @@ package bench_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -96,5 +99,27 @@ func TestWarningsBlameTheBackend(t *testing.T) {
 				t.Errorf("Warnings = %+v, want [%+v]", ws, tc.want)
 			}
 		})
+	}
+}
+
+// TestNoFlagNames: the engine states what happened; only the command line
+// knows its flags and names them, so bench's own code names none.
+func TestNoFlagNames(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flag := regexp.MustCompile(`"[^"]*-(rate|workers|max-inflight|connections|backend-timeout|on-full|max-keys)\b`)
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := flag.Find(data); m != nil {
+			t.Errorf("%s names a flag: %s", f, m)
+		}
 	}
 }

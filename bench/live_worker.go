@@ -358,6 +358,9 @@ func (w *liveWorker) complete(o Outcome) {
 	f := &w.flying[o.Seq-w.headSeq]
 	f.done = true
 	start, done := o.Sent.Sub(p.start), o.Done.Sub(p.start)
+	if p.cfg.Closed { // intended when sent: latency is the service time
+		f.at = start
+	}
 	if len(w.buf) == 0 {
 		w.bufFloor = int64(f.sent)
 	}

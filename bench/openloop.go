@@ -38,9 +38,14 @@ func (p *livePass) schedule(ctx context.Context, stream workload.Stream, until t
 		return p.closedLoop(ctx, stream, until)
 	}
 	done := ctx.Done()
-	// Yield: the limiters run in this process, and a Go timer or a
-	// nanosleep would wake tens of microseconds late.
-	pacer := pace.New(p.start, pace.Yield)
+	// Yield for limiters in this process: a Go timer or a nanosleep
+	// would wake tens of microseconds late. Sleep for an executor: a
+	// spinning sender would take a core from a server on this machine.
+	fine := pace.Yield
+	if p.exec != nil {
+		fine = pace.Sleep
+	}
+	pacer := pace.New(p.start, fine)
 	defer pacer.Stop()
 	var s schedule
 	var completed int64 // a stale sum of the workers' completions: in flight <= sent - completed

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/bench"
 )
 
 // ParsePolicy reads the first policy of a RateLimit-Policy field value
@@ -65,9 +66,11 @@ func ParsePolicy(v string) (p algorithms.Policy, ok bool) {
 }
 
 // Values of Response.RetryAfter besides whole seconds >= 0.
+// They are the engine's (bench.Outcome.RetryAfter), so an outcome takes
+// a response's value as it is.
 const (
-	NoRetryAfter  = -1 // the response has no Retry-After field
-	BadRetryAfter = -2 // a value that is neither delay-seconds nor an HTTP-date
+	NoRetryAfter  = bench.NoRetryAfter  // the response has no Retry-After field
+	BadRetryAfter = bench.BadRetryAfter // a value that is neither delay-seconds nor an HTTP-date
 )
 
 // maxRetryAfter caps Response.RetryAfter: a day, in seconds.

@@ -1,6 +1,6 @@
 // Package pace waits for the instants of an open-loop schedule: the live
-// engine's and attack's schedulers send each arrival when the clock
-// reaches its intended instant, never earlier.
+// engine's scheduler sends each arrival when the clock reaches its
+// intended instant, never earlier.
 package pace
 
 import (

@@ -5,13 +5,9 @@ package result
 // Run.Rejected 429s and Run.Errors transport errors and 5xx responses
 // (Run.ErrorKinds splits them); statuses are counted in Run.StatusCodes.
 type HTTPStats struct {
-	URL    string `json:"url"`
-	Method string `json:"method"`
-	Client string `json:"client"` // "fast" (ratebench's HTTP/1.1 client) or "net/http"
-	// Engine is how the client drove its connections: "epoll" (event
-	// loops, the fast client on Linux) or "goroutines" (one per
-	// connection).
-	Engine    string `json:"engine,omitempty"`
+	URL       string `json:"url"`
+	Method    string `json:"method"`
+	Client    string `json:"client"` // "fasthttp" or "net/http"
 	KeyHeader string `json:"key_header,omitempty"`
 	// Closed: no schedule, each connection sent its next request when
 	// answered (-rate 0); latency is then the service time.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/url"
 	"os"
 	"runtime"
 	"slices"
@@ -15,7 +16,9 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
-	"github.com/ratebench/ratebench/bench/httpload"
+	"github.com/ratebench/ratebench/algorithms/all"
+	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/httpexec"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
 )
@@ -26,9 +29,9 @@ type headerFlags struct{ h http.Header }
 func (f *headerFlags) String() string { return "" }
 
 func (f *headerFlags) Set(s string) error {
-	name, value, err := httpload.ParseHeader(s)
+	name, value, err := httpexec.ParseHeader(s)
 	if err != nil {
-		return errors.New(strings.TrimPrefix(err.Error(), httpload.ErrBadRequest.Error()+": "))
+		return errors.New(strings.TrimPrefix(err.Error(), httpexec.ErrBadRequest.Error()+": "))
 	}
 	if f.h == nil {
 		f.h = http.Header{}
@@ -39,16 +42,22 @@ func (f *headerFlags) Set(s string) error {
 
 // attackFlags are the flags of `ratebench attack`.
 type attackFlags struct {
-	url, method, body, workload, keyHeader, out, algo, client, engine string
-	header                                                            headerFlags
-	rate, rateEnd, zipfS                                              float64
-	duration, timeout, window, burstEvery, on, off                    time.Duration
-	keys, maxInFlight, conns, burstSize, cpus, maxKeys                int
-	limit, burst                                                      int64
-	maxArrivals                                                       float64
-	seed                                                              uint64
-	honor, noReport, insecure, connsSet, durationSet                  bool
+	url, method, body, workload, keyHeader, out, algo, client string
+	header                                                    headerFlags
+	rate, rateEnd, zipfS                                      float64
+	duration, timeout, window, burstEvery, on, off            time.Duration
+	keys, maxInFlight, conns, burstSize, cpus, maxKeys        int
+	limit, burst                                              int64
+	maxArrivals                                               float64
+	seed                                                      uint64
+	honor, noReport, insecure, connsSet, durationSet          bool
 }
+
+// Defaults of attack's flags.
+const (
+	defaultAttackInFlight = 10000
+	maxAttackInFlight     = 1 << 20
+)
 
 func (f *attackFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.url, "url", "", "the http:// or https:// URL every request goes to (required)")
@@ -59,21 +68,20 @@ func (f *attackFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.rate, "rate", 100, "requests per second; 0: as fast as -connections connections go, each sending when answered (closed loop, like wrk)")
 	fs.Float64Var(&f.rateEnd, "rate-end", 0, "ramp: final rate (default: 3x -rate)")
 	fs.Float64Var(&f.zipfS, "zipf-s", 0, "zipf: exponent s > 1 (default 1.1)")
-	durationVar(fs, &f.duration, "duration", 10*time.Second, "length of the attack")
+	durationVar(fs, &f.duration, "duration", 10*time.Second, "length of the attack (replay: the whole trace unless given)")
 	fs.IntVar(&f.keys, "keys", 1, "distinct keys (k0, k1, ...), sent in -key-header")
 	fs.IntVar(&f.maxKeys, "max-keys", defaultMaxKeys, "most distinct keys an attack may send (-keys, or a trace's keys): each is measured on its own")
 	fs.Float64Var(&f.maxArrivals, "max-arrivals", defaultMaxArrivals, "refuse an attack whose workload expects more requests than this")
 	fs.StringVar(&f.keyHeader, "key-header", "", "the header that carries each request's key, e.g. X-API-Key (the server limits by it)")
-	fs.IntVar(&f.maxInFlight, "max-inflight", httpload.DefaultMaxInFlight, "requests sent or waiting for a connection, and not answered, above which arrivals are dropped and counted")
-	fs.IntVar(&f.conns, "connections", httpload.DefaultConnections, "most connections, opened as the load needs them")
-	durationVar(fs, &f.timeout, "timeout", httpload.DefaultTimeout, "bound on each request, connection included")
+	fs.IntVar(&f.maxInFlight, "max-inflight", defaultAttackInFlight, "requests sent or waiting for a connection, and not answered, above which arrivals are dropped and counted")
+	fs.IntVar(&f.conns, "connections", httpexec.DefaultConnections, "most connections, opened as the load needs them")
+	durationVar(fs, &f.timeout, "timeout", httpexec.DefaultTimeout, "bound on each request, connection included")
 	fs.BoolVar(&f.honor, "honor-retry-after", false, "after a 429 with Retry-After, hold back that key's arrivals until then (counted as held back)")
 	fs.Int64Var(&f.limit, "limit", 0, "the server's limit L, for the report (default: from its RateLimit-Policy header)")
 	durationVar(fs, &f.window, "window", 0, "the server's window W (default: from its RateLimit-Policy header)")
 	fs.Int64Var(&f.burst, "burst", 0, "the server's burst B (default: L)")
 	fs.StringVar(&f.algo, "algo", "", "the server's algorithm, for the theory in the report (default: unknown)")
-	fs.StringVar(&f.client, "client", "", "HTTP client: fast (HTTP/1.1, http only; the default for http) or net/http (the default for https)")
-	fs.StringVar(&f.engine, "engine", "", "how the fast client drives its connections: epoll (event loops, Linux; the default there) or goroutines (one per connection)")
+	fs.StringVar(&f.client, "client", "", "HTTP client: fasthttp (HTTP/1.1, http only; the default for http) or net/http (the default for https; HTTP/2)")
 	fs.BoolVar(&f.insecure, "insecure", false, "do not verify the server's TLS certificate")
 	fs.IntVar(&f.cpus, "cpus", 0, "CPUs the attack uses (GOMAXPROCS; default: all)")
 	fs.Uint64Var(&f.seed, "seed", 1, "workload seed")
@@ -85,61 +93,118 @@ func (f *attackFlags) register(fs *flag.FlagSet) {
 	durationVar(fs, &f.off, "off", 0, "burst workload: off period")
 }
 
-// config checks the flags and builds the attack's config; every error is
-// a usage error.
-func (f *attackFlags) config() (httpload.Config, error) {
+// attack is one attack, checked: the client and the engine's config.
+type attack struct {
+	client                       *httpexec.Client
+	cfg                          bench.LiveConfig
+	target                       bench.Target
+	url, method, keyHeader, algo string
+}
+
+// check checks the flags; every error is a usage error.
+func (f *attackFlags) check() error {
+	replay := strings.HasPrefix(f.workload, "replay:")
 	switch {
 	case f.url == "":
-		return httpload.Config{}, usagef("-url is required, e.g. -url http://127.0.0.1:8080/")
+		return usagef("-url is required, e.g. -url http://127.0.0.1:8080/")
 	case math.IsNaN(f.rate) || math.IsInf(f.rate, 0) || f.rate < 0:
-		return httpload.Config{}, usagef("-rate %v must be a positive number (or 0 for a closed loop)", f.rate)
+		return usagef("-rate %v must be a positive number (or 0 for a closed loop)", f.rate)
 	case f.rate == 0 && !f.connsSet:
-		return httpload.Config{}, usagef("-rate 0 (a closed loop, as fast as the server answers) needs -connections N, e.g. -connections 32")
-	case f.duration <= 0 && (!strings.HasPrefix(f.workload, "replay:") || f.durationSet):
-		return httpload.Config{}, usagef("-duration %v must be > 0", f.duration)
+		return usagef("-rate 0 (a closed loop, as fast as the server answers) needs -connections N, e.g. -connections 32")
+	case f.duration <= 0 && (!replay || f.durationSet):
+		return usagef("-duration %v must be > 0", f.duration)
 	case f.maxKeys < 1:
-		return httpload.Config{}, usagef("-max-keys %d must be >= 1", f.maxKeys)
+		return usagef("-max-keys %d must be >= 1", f.maxKeys)
 	case !(f.maxArrivals >= 1) || math.IsInf(f.maxArrivals, 0):
-		return httpload.Config{}, usagef("-max-arrivals %v must be a number >= 1", f.maxArrivals)
+		return usagef("-max-arrivals %v must be a number >= 1", f.maxArrivals)
 	case f.keys < 1:
-		return httpload.Config{}, usagef("-keys %d must be >= 1", f.keys)
+		return usagef("-keys %d must be >= 1", f.keys)
 	case f.keys > 1 && f.keyHeader == "":
-		return httpload.Config{}, usagef("-keys %d needs -key-header NAME: the keys travel in that header", f.keys)
-	case f.maxInFlight < 1 || f.maxInFlight > httpload.MaxMaxInFlight:
-		return httpload.Config{}, usagef("-max-inflight %d must be between 1 and %d", f.maxInFlight, httpload.MaxMaxInFlight)
-	case f.conns < 1 || f.conns > httpload.MaxConnections:
-		return httpload.Config{}, usagef("-connections %d must be between 1 and %d", f.conns, httpload.MaxConnections)
+		return usagef("-keys %d needs -key-header NAME: the keys travel in that header", f.keys)
+	case f.maxInFlight < 1 || f.maxInFlight > maxAttackInFlight:
+		return usagef("-max-inflight %d must be between 1 and %d", f.maxInFlight, maxAttackInFlight)
+	case f.conns < 1 || f.conns > httpexec.MaxConnections:
+		return usagef("-connections %d must be between 1 and %d", f.conns, httpexec.MaxConnections)
 	case f.timeout <= 0:
-		return httpload.Config{}, usagef("-timeout %v must be > 0", f.timeout)
+		return usagef("-timeout %v must be > 0", f.timeout)
 	case f.cpus < 0:
-		return httpload.Config{}, usagef("-cpus %d must be >= 1 (0: all)", f.cpus)
+		return usagef("-cpus %d must be >= 1 (0: all)", f.cpus)
 	case f.limit < 0 || f.window < 0 || f.burst < 0:
-		return httpload.Config{}, usagef("-limit, -window and -burst must be >= 0 (0: from the server's RateLimit-Policy)")
+		return usagef("-limit, -window and -burst must be >= 0 (0: from the server's RateLimit-Policy)")
+	case f.workload == "boundary" && (f.limit == 0 || f.window == 0):
+		return usagef("the boundary workload needs the server's limit and window: give -limit and -window")
+	case f.rate == 0 && f.honor:
+		return usagef("-honor-retry-after needs a rate: a closed loop (-rate 0) cannot hold requests back")
+	case f.rate == 0 && !slices.Contains([]string{"constant", "poisson", "zipf"}, f.workload):
+		return usagef("a closed loop (-rate 0) takes only its keys from a workload: constant, poisson or zipf, not %s", f.workload)
 	}
-	cfg := httpload.Config{
-		URL: f.url, Method: f.method, Header: f.header.h, KeyHeader: f.keyHeader,
-		Workload: workload.Spec{
-			Name: f.workload, Rate: f.rate, RateEnd: f.rateEnd, Duration: f.duration, Keys: f.keys,
-			ZipfS: f.zipfS, Seed: f.seed, BurstSize: f.burstSize, BurstEvery: f.burstEvery, On: f.on, Off: f.off,
-		},
-		MaxInFlight: f.maxInFlight, Connections: f.conns, Timeout: f.timeout, HonorRetryAfter: f.honor, Closed: f.rate == 0,
-		Policy:    algorithms.Policy{Limit: f.limit, Window: f.window, Burst: f.burst},
-		Algorithm: f.algo, Client: f.client, Engine: f.engine, Insecure: f.insecure,
+	if f.algo != "" {
+		if _, err := all.Lookup(f.algo); err != nil {
+			return usageError{err}
+		}
 	}
-	if cfg.Workload.RateEnd == 0 {
-		cfg.Workload.RateEnd = 3 * f.rate
+	return nil
+}
+
+// spec is the attack's workload: its arrivals give the instants (the keys
+// only, in a closed loop) of requests of one unit each.
+func (f *attackFlags) spec() workload.Spec {
+	s := workload.Spec{
+		Name: f.workload, Rate: f.rate, RateEnd: f.rateEnd, Duration: f.duration, Keys: f.keys,
+		ZipfS: f.zipfS, Seed: f.seed, BurstSize: f.burstSize, BurstEvery: f.burstEvery, On: f.on, Off: f.off,
+		Limit: f.limit, Window: f.window, Cost: 1,
+	}
+	if s.RateEnd == 0 {
+		s.RateEnd = 3 * f.rate
+	}
+	if f.rate == 0 {
+		s.Rate = 1e9 // a closed loop ignores the instants: they only need to outrun the server
 	}
 	if strings.HasPrefix(f.workload, "replay:") && !f.durationSet {
-		cfg.Workload.Duration = 0 // the whole trace
+		s.Duration = 0 // the whole trace
 	}
+	return s
+}
+
+// plan checks the flags, reads the workload and builds the client; it
+// connects to nothing.
+func (f *attackFlags) plan(ctx context.Context) (*attack, error) {
+	if err := f.check(); err != nil {
+		return nil, err
+	}
+	spec := f.spec()
+	if err := spec.Validate(); err != nil {
+		return nil, usageError{err}
+	}
+	info, _, err := inspect(ctx, &spec, bounds{maxKeys: f.maxKeys, maxArrivals: f.maxArrivals, closed: f.rate == 0})
+	if err != nil {
+		return nil, err
+	}
+	hc := httpexec.Config{URL: f.url, Method: f.method, Header: f.header.h, KeyHeader: f.keyHeader,
+		Connections: f.conns, Timeout: f.timeout, Client: f.client, Insecure: f.insecure}
 	if f.body != "" {
-		b, err := os.ReadFile(f.body)
-		if err != nil {
-			return cfg, usagef("-body: %v", err)
+		if hc.Body, err = os.ReadFile(f.body); err != nil {
+			return nil, usagef("-body: %v", err)
 		}
-		cfg.Body = b
 	}
-	return cfg, nil
+	client, err := httpexec.New(hc)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	a := &attack{client: client, url: f.url, method: cmpOr(f.method, http.MethodGet), keyHeader: f.keyHeader, algo: f.algo}
+	a.cfg = bench.LiveConfig{
+		Config:      bench.Config{Policy: algorithms.Policy{Limit: f.limit, Window: f.window, Burst: f.burst}, Workload: spec, Span: info.Span},
+		MaxInFlight: f.maxInFlight, Closed: f.rate == 0, Connections: f.conns, HonorRetryAfter: f.honor,
+	}
+	if spec.Name == "boundary" { // servers start their windows at multiples of W
+		a.cfg.AlignStart = f.window
+	}
+	a.target = bench.Target{Name: "http", Backend: hostOf(f.url), Replicas: 1}
+	if f.algo != "" {
+		e, _ := all.Lookup(f.algo)
+		a.cfg.Theory = e.Theory
+	}
+	return a, nil
 }
 
 func (e *env) attackCommand() *command {
@@ -152,28 +217,14 @@ func (e *env) attackCommand() *command {
 			return usagef("unexpected argument %q", args[0])
 		}
 		f.connsSet, f.durationSet = isSet(c.fs, "connections"), isSet(c.fs, "duration")
-		cfg, err := f.config()
+		a, err := f.plan(ctx)
 		if err != nil {
 			return err
 		}
-		// Bad input, the workload's file and size, and the server are
-		// checked before anything is written (a closed loop's synthetic
-		// workload has no rate to bound; a boundary workload without the
-		// policy is Check's to refuse).
-		spec := cfg.Workload
-		if spec.Name == "boundary" {
-			spec.Limit, spec.Window = cfg.Policy.Limit, cfg.Policy.Window
-		}
-		if (!f.closed() || strings.HasPrefix(f.workload, "replay:")) && spec.Validate() == nil {
-			info, _, err := inspect(ctx, &spec, bounds{maxKeys: f.maxKeys, maxArrivals: f.maxArrivals})
-			if err != nil {
-				return err
-			}
-			// A whole trace ends just after its last arrival: the
-			// sender stops there even if it falls behind.
-			cfg.Workload.Keys, cfg.Workload.Duration = spec.Keys, info.Span
-		}
-		if err := httpload.Check(ctx, cfg); err != nil {
+		defer a.client.Close()
+		// The server is checked before anything is written: one
+		// connection, opened and closed, nothing sent.
+		if err := a.client.Check(ctx); err != nil {
 			return usageError{err}
 		}
 		out, err := prepareOut(f.out, "attack", runFolder)
@@ -183,23 +234,22 @@ func (e *env) attackCommand() *command {
 		if f.cpus > 0 {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(f.cpus))
 		}
-		return e.attack(ctx, cfg, out, f.seed, f.noReport)
+		return e.attack(ctx, a, out, f.seed, f.noReport)
 	}
 	return c
 }
 
-// closed reports whether the attack is a closed loop, whose rate is the
-// server's: its workload's expected count means nothing then.
-func (f *attackFlags) closed() bool { return f.rate == 0 }
-
-// attack runs the attack, prints the summary table, then writes
-// result.json (also after Ctrl-C, for what ran) and the report into out.
-func (e *env) attack(ctx context.Context, cfg httpload.Config, out *outDir, seed uint64, noReport bool) error {
+// attack runs the attack on the live engine, prints the summary table,
+// then writes result.json (also after Ctrl-C, for what ran) and the
+// report into out.
+func (e *env) attack(ctx context.Context, a *attack, out *outDir, seed uint64, noReport bool) error {
 	meta := result.NewMeta("http", seed, e.args)
 	bars := newBars(e.stderr)
-	cfg.Progress = bars.progress()
+	a.cfg.Progress = bars.progress()
+	exec := httpexec.NewExecutor(a.client, a.cfg.Connections, a.cfg.MaxInFlight)
 	start := time.Now()
-	res, err := httpload.Attack(ctx, cfg)
+	run, pol, err := bench.LiveExecutor(ctx, a.cfg, a.target, exec)
+	exec.Close()
 	bars.wait()
 	meta.ElapsedNS = int64(time.Since(start))
 	interrupted := errors.Is(err, context.Canceled)
@@ -207,22 +257,26 @@ func (e *env) attack(ctx context.Context, cfg httpload.Config, out *outDir, seed
 		out.abandon()
 		return err
 	}
+	h := run.HTTP
+	h.URL, h.Method, h.Client, h.Connections = a.url, a.method, a.client.Name(), a.client.Dials()
+	h.KeyHeader, h.ServerAlgorithm = a.keyHeader, a.algo
 	meta.Interrupted = interrupted
-	meta.Warnings = res.Warnings
+	runs := []result.Run{run}
+	meta.Warnings = phraseAll(runs)
 	for _, w := range meta.Warnings {
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)
 	}
-	w := cfg.Workload.Params()
-	w["name"] = cfg.Workload.Name
-	w["url"] = cfg.URL
-	r := &result.Result{Meta: meta, Policy: result.PolicyOf(res.Policy), Workload: w, Runs: []result.Run{res.Run}}
+	w := a.cfg.Workload.Params()
+	w["name"] = a.cfg.Workload.Name
+	w["url"] = a.url
+	r := &result.Result{Meta: meta, Policy: result.PolicyOf(pol), Workload: w, Runs: runs}
 	if err := e.write(out, r, noReport); err != nil {
 		if interrupted {
 			return fmt.Errorf("%w: %w", errInterrupted, err)
 		}
 		return err
 	}
-	e.attackSummary(res)
+	e.attackSummary(run, pol)
 	if interrupted {
 		fmt.Fprintf(e.stderr, "interrupted: wrote what ran to %s\n", out.path)
 		return errInterrupted
@@ -230,13 +284,29 @@ func (e *env) attack(ctx context.Context, cfg httpload.Config, out *outDir, seed
 	return nil
 }
 
+// hostOf is an attack's backend name: its URL's host.
+func hostOf(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return rawURL
+	}
+	return strings.TrimSuffix(u.Host, ":")
+}
+
+// cmpOr is the first of its arguments that is not empty.
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
 // attackSummary prints what the table does not show: rates, statuses,
 // Retry-After values, latency beside service time and lateness.
-func (e *env) attackSummary(res httpload.Result) {
-	run := res.Run
+func (e *env) attackSummary(run result.Run, pol algorithms.Policy) {
 	l, h := run.Live, run.HTTP
 	if h.Closed {
-		fmt.Fprintf(e.stdout, "%s: closed loop over %d connections: completed %.0f/s\n", h.URL, l.Workers, h.CompletedRatePerS)
+		fmt.Fprintf(e.stdout, "%s: closed loop over %d connections: completed %.0f/s\n", h.URL, h.Connections, h.CompletedRatePerS)
 	} else {
 		fmt.Fprintf(e.stdout, "%s: sent %.0f/s of %.0f/s offered (%d dropped, %.2f%% late), completed %.0f/s over %d connections\n",
 			h.URL, l.AchievedRatePerS, l.OfferedRatePerS, l.Dropped, l.LatePct, h.CompletedRatePerS, h.Connections)
@@ -255,7 +325,7 @@ func (e *env) attackSummary(res httpload.Result) {
 	d := func(v int64) time.Duration { return time.Duration(v).Round(time.Microsecond) }
 	fmt.Fprintf(e.stdout, "latency p50 %v p99 %v max %v; service p50 %v p99 %v; lateness p99 %v; policy %d per %v (%s)\n",
 		d(run.Latency.P50), d(run.Latency.P99), d(run.Latency.Max), d(l.Service.P50), d(l.Service.P99), d(l.Lateness.P99),
-		res.Policy.Limit, res.Policy.Window, h.PolicySource)
+		pol.Limit, pol.Window, h.PolicySource)
 }
 
 // countsText is "200: 9, 429: 1" in key order (numerically when the keys
@@ -284,4 +354,4 @@ func countsText(m map[string]int64) string {
 }
 
 // validHeaderName reports whether s may be a header field name.
-func validHeaderName(s string) bool { return httpload.ValidHeaderName(s) }
+func validHeaderName(s string) bool { return httpexec.ValidHeaderName(s) }

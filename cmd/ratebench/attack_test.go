@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ratebench/ratebench/bench/httpexec"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/report"
 )
@@ -42,49 +43,51 @@ func TestAttackCountsMatchServer(t *testing.T) {
 		{"keys in a header", []string{"-algo", "sliding-log", "-limit", "20", "-window", "1s", "-key", "header:X-Key"},
 			[]string{"-rate", "300", "-workload", "poisson", "-keys", "3", "-key-header", "X-Key"}, 3, 20},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s := startServe(t, tc.serve...)
-			out := filepath.Join(t.TempDir(), "atk")
-			args := append([]string{"-url", s.url + "/api", "-duration", "600ms", "-no-report", "-out", out}, tc.atk...)
-			code, stdout, stderr := attackCLI(t, context.Background(), args...)
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
-			_, totalsLine := s.stop(t)
-			admitted, rejected := totals(t, totalsLine)
-			res, err := result.ReadFile(filepath.Join(out, "result.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			run := res.Runs[0]
-			if got := run.StatusCodes["200"]; got != admitted || run.Admitted != admitted {
-				t.Errorf("client: %d 200s (admitted %d); server admitted %d", got, run.Admitted, admitted)
-			}
-			if got := run.StatusCodes["429"]; got != rejected || run.Rejected != rejected || rejected == 0 {
-				t.Errorf("client: %d 429s (rejected %d); server rejected %d (want some)", got, run.Rejected, rejected)
-			}
-			if run.Offered != admitted+rejected || run.Errors != 0 || len(run.StatusCodes) != 2 {
-				t.Errorf("offered %d, errors %d, statuses %v", run.Offered, run.Errors, run.StatusCodes)
-			}
-			host := strings.TrimPrefix(s.url, "http://")
-			if run.Algorithm != "http" || run.Backend != host || res.Meta.Mode != "http" || run.Live == nil || run.HTTP == nil {
-				t.Fatalf("run %s@%s in mode %s, live %v, http %v", run.Algorithm, run.Backend, res.Meta.Mode, run.Live, run.HTTP)
-			}
-			if res.Policy.Limit != tc.limit || res.Policy.WindowNS != int64(time.Second) || run.HTTP.PolicySource != "RateLimit-Policy" {
-				t.Errorf("policy %+v from %q, want %d per 1s from the header", res.Policy, run.HTTP.PolicySource, tc.limit)
-			}
-			if int64(run.KeyCount) != tc.keys || run.Latency == nil || run.Latency.Count != run.Offered || run.LatencyHDR == "" {
-				t.Errorf("keys %d, latency %+v", run.KeyCount, run.Latency)
-			}
-			if n := run.HTTP.RetryAfterS["1"]; n != rejected {
-				t.Errorf("Retry-After values %v: want 1s for each of the %d 429s", run.HTTP.RetryAfterS, rejected)
-			}
-			if want := 100 * float64(rejected) / float64(admitted+rejected); run.HTTP.TooManyPct != want {
-				t.Errorf("429 ratio %.3f%%, want %.3f%%", run.HTTP.TooManyPct, want)
-			}
-			if !strings.Contains(stdout, "status: 200: ") || !strings.Contains(stdout, "http@"+host) {
-				t.Errorf("stdout lacks the table or the status line:\n%s", stdout)
-			}
+		eachClient(t, func(t *testing.T, client string) {
+			t.Run(tc.name, func(t *testing.T) {
+				s := startServe(t, tc.serve...)
+				out := filepath.Join(t.TempDir(), "atk")
+				args := append([]string{"-url", s.url + "/api", "-duration", "600ms", "-no-report", "-out", out, "-client", client}, tc.atk...)
+				code, stdout, stderr := attackCLI(t, context.Background(), args...)
+				if code != 0 {
+					t.Fatalf("exit %d: %s", code, stderr)
+				}
+				_, totalsLine := s.stop(t)
+				admitted, rejected := totals(t, totalsLine)
+				res, err := result.ReadFile(filepath.Join(out, "result.json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				run := res.Runs[0]
+				if got := run.StatusCodes["200"]; got != admitted || run.Admitted != admitted {
+					t.Errorf("client: %d 200s (admitted %d); server admitted %d", got, run.Admitted, admitted)
+				}
+				if got := run.StatusCodes["429"]; got != rejected || run.Rejected != rejected || rejected == 0 {
+					t.Errorf("client: %d 429s (rejected %d); server rejected %d (want some)", got, run.Rejected, rejected)
+				}
+				if run.Offered != admitted+rejected || run.Errors != 0 || len(run.StatusCodes) != 2 {
+					t.Errorf("offered %d, errors %d, statuses %v", run.Offered, run.Errors, run.StatusCodes)
+				}
+				host := strings.TrimPrefix(s.url, "http://")
+				if run.Algorithm != "http" || run.Backend != host || res.Meta.Mode != "http" || run.Live == nil || run.HTTP == nil {
+					t.Fatalf("run %s@%s in mode %s, live %v, http %v", run.Algorithm, run.Backend, res.Meta.Mode, run.Live, run.HTTP)
+				}
+				if res.Policy.Limit != tc.limit || res.Policy.WindowNS != int64(time.Second) || run.HTTP.PolicySource != "RateLimit-Policy" {
+					t.Errorf("policy %+v from %q, want %d per 1s from the header", res.Policy, run.HTTP.PolicySource, tc.limit)
+				}
+				if int64(run.KeyCount) != tc.keys || run.Latency == nil || run.Latency.Count != run.Offered || run.LatencyHDR == "" {
+					t.Errorf("keys %d, latency %+v", run.KeyCount, run.Latency)
+				}
+				if n := run.HTTP.RetryAfterS["1"]; n != rejected {
+					t.Errorf("Retry-After values %v: want 1s for each of the %d 429s", run.HTTP.RetryAfterS, rejected)
+				}
+				if want := 100 * float64(rejected) / float64(admitted+rejected); run.HTTP.TooManyPct != want {
+					t.Errorf("429 ratio %.3f%%, want %.3f%%", run.HTTP.TooManyPct, want)
+				}
+				if !strings.Contains(stdout, "status: 200: ") || !strings.Contains(stdout, "http@"+host) {
+					t.Errorf("stdout lacks the table or the status line:\n%s", stdout)
+				}
+			})
 		})
 	}
 }
@@ -92,30 +95,40 @@ func TestAttackCountsMatchServer(t *testing.T) {
 // TestAttackHonorRetryAfter: a key told to come back later is held back,
 // not sent: the server sees no request of it until then.
 func TestAttackHonorRetryAfter(t *testing.T) {
-	s := startServe(t, "-limit", "5", "-window", "1m")
-	out := filepath.Join(t.TempDir(), "atk")
-	code, stdout, stderr := attackCLI(t, context.Background(), "-url", s.url, "-rate", "200", "-duration", "400ms",
-		"-honor-retry-after", "-no-report", "-out", out)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	_, totalsLine := s.stop(t)
-	admitted, rejected := totals(t, totalsLine)
-	res, err := result.ReadFile(filepath.Join(out, "result.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := res.Runs[0]
-	// 5 admitted, one 429 saying "12s", then everything held back.
-	if admitted != 5 || rejected != 1 || run.Admitted != 5 || run.Rejected != 1 || run.HTTP.RetryAfterS["12"] != 1 {
-		t.Errorf("server %d/%d, client %d/%d, Retry-After %v; want 5 admitted, 1 rejected with 12s",
-			admitted, rejected, run.Admitted, run.Rejected, run.HTTP.RetryAfterS)
-	}
-	if held := run.HTTP.HeldBack; held < 60 || held+run.Offered != run.Live.Scheduled {
-		t.Errorf("held back %d of %d scheduled (offered %d)", held, run.Live.Scheduled, run.Offered)
-	}
-	if !strings.Contains(stdout, "held back") {
-		t.Errorf("stdout does not say how many were held back:\n%s", stdout)
+	eachClient(t, func(t *testing.T, client string) {
+		s := startServe(t, "-limit", "5", "-window", "1m")
+		out := filepath.Join(t.TempDir(), "atk")
+		code, stdout, stderr := attackCLI(t, context.Background(), "-url", s.url, "-rate", "200", "-duration", "400ms",
+			"-honor-retry-after", "-no-report", "-out", out, "-client", client)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		_, totalsLine := s.stop(t)
+		admitted, rejected := totals(t, totalsLine)
+		res, err := result.ReadFile(filepath.Join(out, "result.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := res.Runs[0]
+		// 5 admitted, one 429 saying "12s", then everything held back.
+		if admitted != 5 || rejected != 1 || run.Admitted != 5 || run.Rejected != 1 || run.HTTP.RetryAfterS["12"] != 1 {
+			t.Errorf("server %d/%d, client %d/%d, Retry-After %v; want 5 admitted, 1 rejected with 12s",
+				admitted, rejected, run.Admitted, run.Rejected, run.HTTP.RetryAfterS)
+		}
+		if held := run.HTTP.HeldBack; held < 60 || held+run.Offered != run.Live.Scheduled {
+			t.Errorf("held back %d of %d scheduled (offered %d)", held, run.Live.Scheduled, run.Offered)
+		}
+		if !strings.Contains(stdout, "held back") {
+			t.Errorf("stdout does not say how many were held back:\n%s", stdout)
+		}
+	})
+}
+
+// eachClient runs f once with each HTTP client attack can use, each in
+// a subtest of its own.
+func eachClient(t *testing.T, f func(t *testing.T, client string)) {
+	for _, c := range []string{httpexec.ClientFast, httpexec.ClientStd} {
+		t.Run(strings.ReplaceAll(c, "/", "-"), func(t *testing.T) { f(t, c) })
 	}
 }
 
@@ -184,88 +197,94 @@ func TestAttackBadInput(t *testing.T) {
 // TestAttackServerStops: a server that goes away mid-attack gives errors
 // (connections refused or closed), and the report is still written.
 func TestAttackServerStops(t *testing.T) {
-	s := startServe(t, "-limit", "1000", "-window", "1s")
-	time.AfterFunc(200*time.Millisecond, func() { s.cancel() })
-	out := filepath.Join(t.TempDir(), "atk")
-	code, stdout, stderr := attackCLI(t, context.Background(), "-url", s.url, "-rate", "250", "-duration", "400ms", "-timeout", "500ms", "-out", out)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	res, err := result.ReadFile(filepath.Join(out, "result.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := res.Runs[0]
-	refused := run.ErrorKinds["connection_refused"]
-	if run.Admitted < 20 || refused < 20 || run.Errors != run.Offered-run.Admitted {
-		t.Errorf("admitted %d, errors %d %v of %d: want 200s, then refused connections", run.Admitted, run.Errors, run.ErrorKinds, run.Offered)
-	}
-	for _, f := range []string{"report.html", "latency.png", "admitted_rate.png"} {
-		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
-			t.Errorf("no %s after the server stopped: %v", f, err)
+	eachClient(t, func(t *testing.T, client string) {
+		s := startServe(t, "-limit", "1000", "-window", "1s")
+		time.AfterFunc(200*time.Millisecond, func() { s.cancel() })
+		out := filepath.Join(t.TempDir(), "atk")
+		code, stdout, stderr := attackCLI(t, context.Background(), "-url", s.url, "-rate", "250", "-duration", "400ms", "-timeout", "500ms", "-out", out, "-client", client)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
 		}
-	}
-	if !strings.Contains(stderr, "warning: ") || !strings.Contains(stderr, "connection_refused") {
-		t.Errorf("stderr does not warn about the errors: %q", stderr)
-	}
-	if !strings.Contains(stdout, "errors: ") {
-		t.Errorf("stdout does not count the errors:\n%s", stdout)
-	}
+		res, err := result.ReadFile(filepath.Join(out, "result.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := res.Runs[0]
+		refused := run.ErrorKinds["connection_refused"]
+		if run.Admitted < 20 || refused < 20 || run.Errors != run.Offered-run.Admitted {
+			t.Errorf("admitted %d, errors %d %v of %d: want 200s, then refused connections", run.Admitted, run.Errors, run.ErrorKinds, run.Offered)
+		}
+		for _, f := range []string{"report.html", "latency.png", "admitted_rate.png"} {
+			if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+				t.Errorf("no %s after the server stopped: %v", f, err)
+			}
+		}
+		if !strings.Contains(stderr, "warning: ") || !strings.Contains(stderr, "connection_refused") {
+			t.Errorf("stderr does not warn about the errors: %q", stderr)
+		}
+		if !strings.Contains(stdout, "errors: ") {
+			t.Errorf("stdout does not count the errors:\n%s", stdout)
+		}
+	})
 }
 
 // TestAttackInterrupt: a cancelled context (Ctrl-C) stops an hour-long
 // attack within a second, writes what ran and exits 130.
 func TestAttackInterrupt(t *testing.T) {
-	s := startServe(t, "-limit", "100", "-window", "1s")
-	out := filepath.Join(t.TempDir(), "cut")
-	ctx, cancel := context.WithCancel(context.Background())
-	const after = 400 * time.Millisecond
-	time.AfterFunc(after, cancel)
-	start := time.Now()
-	code, _, stderr := attackCLI(t, ctx, "-url", s.url, "-rate", "500", "-duration", "1h", "-no-report", "-out", out)
-	if code != 130 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	if took := time.Since(start) - after; took > time.Second {
-		t.Errorf("returned %v after the interrupt, want within 1s", took)
-	}
-	res, err := result.ReadFile(filepath.Join(out, "result.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := res.Runs[0]
-	if !res.Meta.Interrupted || run.Offered < 100 || run.Live.SpanNS > int64(time.Second) {
-		t.Errorf("interrupted %v, offered %d over %v", res.Meta.Interrupted, run.Offered, time.Duration(run.Live.SpanNS))
-	}
-	if !strings.Contains(stderr, "interrupted") {
-		t.Errorf("stderr %q: want the interrupt said", stderr)
-	}
+	eachClient(t, func(t *testing.T, client string) {
+		s := startServe(t, "-limit", "100", "-window", "1s")
+		out := filepath.Join(t.TempDir(), "cut")
+		ctx, cancel := context.WithCancel(context.Background())
+		const after = 400 * time.Millisecond
+		time.AfterFunc(after, cancel)
+		start := time.Now()
+		code, _, stderr := attackCLI(t, ctx, "-url", s.url, "-rate", "500", "-duration", "1h", "-no-report", "-out", out, "-client", client)
+		if code != 130 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if took := time.Since(start) - after; took > time.Second {
+			t.Errorf("returned %v after the interrupt, want within 1s", took)
+		}
+		res, err := result.ReadFile(filepath.Join(out, "result.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := res.Runs[0]
+		if !res.Meta.Interrupted || run.Offered < 100 || run.Live.SpanNS > int64(time.Second) {
+			t.Errorf("interrupted %v, offered %d over %v", res.Meta.Interrupted, run.Offered, time.Duration(run.Live.SpanNS))
+		}
+		if !strings.Contains(stderr, "interrupted") {
+			t.Errorf("stderr %q: want the interrupt said", stderr)
+		}
+	})
 }
 
 // TestAttackClosedLoop: -rate 0 runs a closed loop over -connections.
 func TestAttackClosedLoop(t *testing.T) {
-	s := startServe(t, "-limit", "1000000", "-window", "1s")
-	atk := filepath.Join(t.TempDir(), "atk")
-	code, stdout, stderr := attackCLI(t, context.Background(), "-url", s.url, "-rate", "0", "-connections", "4", "-duration", "300ms",
-		"-no-report", "-out", atk)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	res, err := result.ReadFile(filepath.Join(atk, "result.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := res.Runs[0]
-	if !run.HTTP.Closed || run.Admitted < 100 || run.Admitted != run.Offered || run.Live.Workers != 4 || run.Live.Late != 0 {
-		t.Errorf("closed loop: admitted %d of %d over %d workers, %d late", run.Admitted, run.Offered, run.Live.Workers, run.Live.Late)
-	}
-	if !strings.Contains(stdout, "closed loop over 4 connections") {
-		t.Errorf("stdout:\n%s", stdout)
-	}
-	_, totalsLine := s.stop(t)
-	if admitted, _ := totals(t, totalsLine); admitted != run.Admitted {
-		t.Errorf("server admitted %d, client counted %d 200s", admitted, run.Admitted)
-	}
+	eachClient(t, func(t *testing.T, client string) {
+		s := startServe(t, "-limit", "1000000", "-window", "1s")
+		atk := filepath.Join(t.TempDir(), "atk")
+		code, stdout, stderr := attackCLI(t, context.Background(), "-url", s.url, "-rate", "0", "-connections", "4", "-duration", "300ms",
+			"-no-report", "-out", atk, "-client", client)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		res, err := result.ReadFile(filepath.Join(atk, "result.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := res.Runs[0]
+		if !run.HTTP.Closed || run.Admitted < 100 || run.Admitted != run.Offered || run.HTTP.Connections != 4 || run.Live.Late != 0 {
+			t.Errorf("closed loop: admitted %d of %d over %d connections, %d late", run.Admitted, run.Offered, run.HTTP.Connections, run.Live.Late)
+		}
+		if !strings.Contains(stdout, "closed loop over 4 connections") {
+			t.Errorf("stdout:\n%s", stdout)
+		}
+		_, totalsLine := s.stop(t)
+		if admitted, _ := totals(t, totalsLine); admitted != run.Admitted {
+			t.Errorf("server admitted %d, client counted %d 200s", admitted, run.Admitted)
+		}
+	})
 }
 
 // TestAttackCompare: an HTTP run and an in-process run side by side (the

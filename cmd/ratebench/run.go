@@ -75,6 +75,7 @@ type bounds struct {
 	maxKeys     int
 	lossy       bool
 	maxArrivals float64
+	closed      bool // a closed loop: the arrivals give only keys, at the server's pace
 }
 
 // bounds checks -max-keys, -on-full and -max-arrivals.
@@ -149,7 +150,7 @@ func inspect(ctx context.Context, s *workload.Spec, b bounds) (info workload.Inf
 		return info, 0, usageError{err}
 	case err != nil:
 		return info, 0, err
-	case info.Arrivals > b.maxArrivals:
+	case info.Arrivals > b.maxArrivals && !b.closed:
 		return info, 0, usagef("the workload expects about %.4g arrivals, more than -max-arrivals %.4g: lower -rate or -duration, or raise -max-arrivals", info.Arrivals, b.maxArrivals)
 	case replay && info.KeysOver && !b.lossy:
 		return info, 0, usagef("%s has more than %d distinct keys, and -max-keys is %d: raise -max-keys, or choose -on-full evict-lossy", s.Name, b.maxKeys, b.maxKeys)

@@ -3,15 +3,15 @@
 # against `ratebench serve` with a limiter that admits everything, on
 # loopback, all measured in one run (the machine is the same for all).
 #
-#   bench/httpload/compare.sh            # 2 rounds of 10s measures
-#   ROUNDS=1 DURATION=5s bench/httpload/compare.sh
-#   ENGINES="goroutines epoll" bench/httpload/compare.sh   # both, same rounds
+#   bench/httpexec/compare.sh            # 2 rounds of 10s measures
+#   ROUNDS=1 DURATION=5s bench/httpexec/compare.sh
+#   CLIENTS="fasthttp net/http" bench/httpexec/compare.sh   # both, same rounds
 #
 # Each round restarts the server, then measures in turn:
 #   wrk and closed, interleaved: wrk -t2 -c32 and ratebench attack -rate 0
 #            -connections 32 (closed loops, requests per second), in
 #            SLICES blocks of SLICE-long runs ordered wrk, attack, attack,
-#            wrk (one attack per engine, reversed on the way back): on a
+#            wrk (one attack per client, reversed on the way back): on a
 #            shared machine whose speed drifts, each block's ratio
 #            compares runs a few seconds apart, and the drift cancels to
 #            first order. Each side's rate is its mean over the block's
@@ -26,8 +26,8 @@
 #   fixed    attack at FIXED_RATE (default 40% of wrk's rate, below
 #            capacity) for DURATION: the achieved rate against the target.
 #
-# closed, open and fixed are measured for each attack -engine in ENGINES
-# (default: the default engine). With /usr/bin/time, the closed loops
+# closed, open and fixed are measured for each attack -client in CLIENTS
+# (default: the default client, fasthttp for http). With /usr/bin/time, the closed loops
 # also print the sender's CPU (user + system) per request.
 #
 # Needs wrk (apt-get install -y wrk) and vegeta
@@ -93,13 +93,13 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
 
 TIME=""
 [ -x /usr/bin/time ] && TIME="/usr/bin/time -f %U+%S -o $tmp/cpu"
-ENGINES=${ENGINES:-default}
+CLIENTS=${CLIENTS:-default}
 
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "server:  ratebench serve -limit 1000000000 -window 1s (admits everything) on $URL; $CONNS connections for the closed loops"
 slice_secs=$(awk -v d="$SLICE" 'BEGIN { v = d + 0; if (d ~ /ms$/) v /= 1000; else if (d ~ /m$/) v *= 60; print v }')
 
-# closed_run WHO: one closed-loop run of SLICE by wrk or an attack engine;
+# closed_run WHO: one closed-loop run of SLICE by wrk or an attack client;
 # prints "requests/s cpu-seconds".
 closed_run() {
 	local who=$1 rate
@@ -107,7 +107,7 @@ closed_run() {
 		rate=$($TIME wrk -t2 -c"$CONNS" -d"$SLICE" "$URL" | awk '/Requests\/sec/ { printf "%d", $2 }')
 	else
 		local eflag=()
-		[ "$who" = default ] || eflag=(-engine "$who")
+		[ "$who" = default ] || eflag=(-client "$who")
 		read -r _ rate _ _ _ < <(attack 0 "$SLICE" -connections "$CONNS" "${eflag[@]}")
 	fi
 	local c=0
@@ -124,11 +124,11 @@ percpu() {
 
 for round in $(seq "$ROUNDS"); do
 	start_server
-	# The closed loops, interleaved in blocks: wrk, engines, engines
+	# The closed loops, interleaved in blocks: wrk, clients, clients
 	# reversed, wrk.
 	declare -A reqs=() cpus=() runs=()
 	blocks=""
-	engines=($ENGINES)
+	engines=($CLIENTS)
 	back=()
 	for ((i = ${#engines[@]} - 1; i >= 0; i--)); do back+=("${engines[i]}"); done
 	for _ in $(seq "$SLICES"); do
@@ -150,9 +150,9 @@ for round in $(seq "$ROUNDS"); do
 	echo "  wrk -t2 -c$CONNS:                       $wrk_rate requests/s   (mean of ${runs[wrk]} runs of $SLICE; CPU $(percpu wrk) per request)"
 	echo "  vegeta -rate=0 -max-workers=$CONNS:     $veg_rate requests/s"
 
-	for engine in $ENGINES; do
+	for engine in $CLIENTS; do
 		eflag=()
-		[ "$engine" = default ] || eflag=(-engine "$engine")
+		[ "$engine" = default ] || eflag=(-client "$engine")
 		closed=$(mean "$engine")
 		closed_cpu=$(percpu "$engine")
 
@@ -161,7 +161,7 @@ for round in $(seq "$ROUNDS"); do
 			r=$((wrk_rate * pct / 100 / 1000 * 1000))
 			read -r sent done drop errs late < <(attack "$r" "$DURATION" "${eflag[@]}")
 			ok=$(awk -v s="$sent" -v r="$r" -v x="$drop" -v e="$errs" 'BEGIN { print (s >= 0.99 * r && x == 0 && e == 0) ? 1 : 0 }')
-			echo "  round $round, $engine engine: open loop at $r/s: sent $sent/s, $late% sent >1ms late, $drop dropped, $errs errors: $([ "$ok" = 1 ] && echo sustained || echo not sustained)"
+			echo "  round $round, client $engine: open loop at $r/s: sent $sent/s, $late% sent >1ms late, $drop dropped, $errs errors: $([ "$ok" = 1 ] && echo sustained || echo not sustained)"
 			[ "$ok" = 1 ] || break
 			open=$r
 		done
@@ -170,7 +170,7 @@ for round in $(seq "$ROUNDS"); do
 		read -r fsent fdone fdrop ferrs flate < <(attack "$fixed" "$DURATION" "${eflag[@]}")
 		ferr=$(awk -v a="$fsent" -v r="$fixed" 'BEGIN { d = (a - r) / r * 100; printf "%+.2f%%", d }')
 
-		echo "  $engine engine:"
+		echo "  client $engine:"
 		echo "    attack -rate 0 -connections $CONNS:     $closed requests/s   ($(ratio "$closed" "$veg_rate")x vegeta, $(ratio "$closed" "$wrk_rate")x wrk; CPU $closed_cpu per request)"
 		[ "$engine" = "${engines[0]}" ] && echo "      each block's ratio to wrk:$blocks"
 		echo "    attack open loop, highest sustained: $open requests/s   ($(ratio "$open" "$veg_rate")x vegeta, $(ratio "$open" "$wrk_rate")x wrk)"

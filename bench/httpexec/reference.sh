@@ -4,7 +4,7 @@
 # Poisson arrivals at 3x that for 10 s, then compared with the same
 # workload run in process (results/attack-vs-live).
 #
-#   bench/httpload/reference.sh        # or: make results
+#   bench/httpexec/reference.sh        # or: make results
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
