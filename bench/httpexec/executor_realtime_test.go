@@ -167,7 +167,9 @@ func TestExecutorPolicyFromServer(t *testing.T) {
 
 // TestExecutorConnections: keep-alive connections carry the requests, and
 // a server that closes them (Connection: close, idle connections) costs
-// no error: the client reconnects.
+// next to nothing: the client reconnects. A request written in the
+// instant the server closes an idle connection is lost, and counted once
+// as an error (net/http writes a GET again instead, and counts both).
 func TestExecutorConnections(t *testing.T) {
 	var n atomic.Int64
 	closing := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -183,14 +185,16 @@ func TestExecutorConnections(t *testing.T) {
 	eachClient(t, func(t *testing.T, client string) {
 		cfg := httpexec.Config{URL: closing.URL, Client: client, Connections: 64}
 		run, _ := attack(t, cfg, constant(500, 300*time.Millisecond, 1))
-		if run.Admitted != 150 || run.Errors != 0 {
-			t.Errorf("admitted %d of %d, errors %v", run.Admitted, run.Offered, run.ErrorKinds)
+		lost := run.ErrorKinds["connection_reset"] + run.ErrorKinds["connection_closed"]
+		if run.Admitted+run.Errors != 150 || run.Errors != lost || lost > 8 || run.HTTP.Sent < run.Offered-lost {
+			t.Errorf("admitted %d of %d, errors %v, sent %d: want every request answered but a few lost to a closing connection",
+				run.Admitted, run.Offered, run.ErrorKinds, run.HTTP.Sent)
 		}
-		// Connections kept alive, none closed: a handful carry them all.
+		// Connections kept alive, none closed: nothing is lost.
 		cfg.URL = quiet.URL
 		run, _ = attack(t, cfg, constant(1000, 200*time.Millisecond, 1))
-		if run.Admitted != 200 || run.Errors != 0 {
-			t.Errorf("quiet server: admitted %d of %d, errors %v", run.Admitted, run.Offered, run.ErrorKinds)
+		if run.Admitted != 200 || run.Errors != 0 || run.HTTP.Sent != 200 {
+			t.Errorf("quiet server: admitted %d of %d, errors %v, sent %d", run.Admitted, run.Offered, run.ErrorKinds, run.HTTP.Sent)
 		}
 	})
 }
