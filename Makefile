@@ -5,21 +5,29 @@ COUNT    ?= 10
 BENCHOUT ?= bench.txt
 BENCHTIME ?= 200ms
 
-.PHONY: run test lint bench fuzz results
+.PHONY: run build test lint bench fuzz results
 
 # The default comparison: every algorithm against constant, Poisson, burst
 # and boundary traffic at 1.5x the limit, in virtual time.
 run:
 	$(GO) run ./cmd/ratebench run -scenario default
 
+# The command, into ./bin.
+build:
+	$(GO) build -o bin/ratebench ./cmd/ratebench
+
 # The suite twice: under the race detector, without the real-time tests
 # (live runs, servers and clients, Redis faults, pacers: they measure the
 # wall clock, which the race detector slows several-fold, so their files
 # build only without -race), then all of it without the race detector,
 # the real-time tests and the keyed limiter's bytes-per-key bound among
-# them (the race detector changes the heap).
+# them (the race detector changes the heap). The second step runs one
+# package at a time (-p 1): its real-time tests judge latencies and rates
+# on the wall clock, and another package's tests on the same two cores
+# would be measured into them. The first has none, and runs packages side
+# by side.
 test: lint
-	$(GO) test -race -count=1 -p 1 ./...
+	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -p 1 ./...
 
 # vet, gofmt, a tidy go.mod and staticcheck (pinned in go.mod as a tool).

@@ -26,9 +26,6 @@ const (
 	// MaxWorkers bounds LiveConfig.Workers: each worker holds three
 	// histograms of about 270 KB.
 	MaxWorkers = 1024
-	// LateShareWarn is the share of late arrivals above which a run is
-	// flagged: the machine, not the limiter, was then the bottleneck.
-	LateShareWarn = 0.05
 )
 
 // DefaultWorkers is the default number of live workers: 4 per P.

@@ -97,7 +97,7 @@ func Warnings(runs []result.Run) []Warning {
 			}
 		}
 	}
-	if cal != nil && cal.LatePct > 100*LateShareWarn {
+	if cal != nil && cal.LatePct > 100*result.LateShareWarn {
 		ws = append(ws, Warning{Kind: WarnCalibrationLate, Share: cal.LatePct})
 	}
 	return ws
@@ -111,7 +111,7 @@ func liveWarnings(r result.Run) []Warning {
 	}
 	var ws []Warning
 	http := r.HTTP != nil
-	if l.LatePct > 100*LateShareWarn {
+	if l.LatePct > 100*result.LateShareWarn {
 		w := Warning{Kind: WarnLate, Run: r.Algorithm, HTTP: http, Share: l.LatePct, Threshold: time.Duration(l.LateAfterNS)}
 		if l.Lateness != nil {
 			w.P99 = time.Duration(l.Lateness.P99)

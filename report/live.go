@@ -5,12 +5,11 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/result"
 )
 
 // liveRow is one live run's real-time measures, formatted; Late marks a
-// sender late for more than bench.LateShareWarn of the arrivals.
+// sender late for more than result.LateShareWarn of the arrivals.
 type liveRow struct {
 	Label, Offered, Achieved, Dropped, LatePct string
 	SvcP50, SvcP99, LateP50, LateP99           string
@@ -32,7 +31,7 @@ func liveRows(r *result.Result) []liveRow {
 			Label: names[i], Offered: rate(l.OfferedRatePerS), Achieved: rate(l.AchievedRatePerS),
 			Dropped: group(l.Dropped), LatePct: strconv.FormatFloat(l.LatePct, 'f', 2, 64) + "%",
 			SvcP50: "-", SvcP99: "-", LateP50: "-", LateP99: "-",
-			Late: l.LatePct > 100*bench.LateShareWarn,
+			Late: l.LatePct > 100*result.LateShareWarn,
 		}
 		if s := l.Service; s != nil {
 			row.SvcP50, row.SvcP99 = fmtNS(s.P50), fmtNS(s.P99)
@@ -56,7 +55,7 @@ func liveNote(r *result.Result) string {
 			"achieved what was really sent; dropped were due while the in-flight cap was reached. Latency (in the summary) runs from the "+
 			"intended time to the answer, service time from the actual start, and lateness is how late the sender started; "+
 			"\"late\" is the share started over %v late, marked above %.0f%%: the machine, not the limiter, was then the bottleneck.",
-			time.Duration(run.Live.LateAfterNS), 100*bench.LateShareWarn)
+			time.Duration(run.Live.LateAfterNS), 100*result.LateShareWarn)
 		if h := harnessText(r); h != "" {
 			s += " " + h
 		}

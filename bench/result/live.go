@@ -1,5 +1,9 @@
 package result
 
+// LateShareWarn is the share of late arrivals above which a live run is
+// flagged: the machine, not the limiter, was then the bottleneck.
+const LateShareWarn = 0.05
+
 // LiveStats are the measures only the live engine makes, in Run.Live.
 // Times are in ns since the pass's start or, for percentiles, durations in
 // ns. Every percentile set counts each request offered to the limiter once.
