@@ -81,7 +81,7 @@ type Outcome struct {
 // KindCanceled is the Kind of an outcome ended by an interrupt.
 const KindCanceled = "canceled"
 
-// kindError carries an executor's error kind to the Recorder, which counts
+// kindError carries an executor's error kind to the recorder, which counts
 // errors by ErrorKind.
 type kindError struct {
 	kind string

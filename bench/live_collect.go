@@ -11,7 +11,7 @@ import (
 )
 
 // collectEvery is how often the collector moves decisions into the
-// Recorder; barEvery how often (in collector steps) it updates the bar.
+// recorder; barEvery how often (in collector steps) it updates the bar.
 // While an executor pass waits for the policy its answers advertise, the
 // decisions wait too, for at most policyWait of answers or maxEarly of
 // them.
@@ -30,7 +30,7 @@ const (
 	PolicyNone       = "none" // the offered rate per second stands in
 )
 
-// liveCollector feeds the workers' decisions to one Recorder in instant
+// liveCollector feeds the workers' decisions to one recorder in instant
 // order, as it needs. Each worker's chunks are in order; a decision is fed
 // once no worker can still hand over an earlier one: its instant is at
 // most every worker's floor and the clock read before the floors (a call
@@ -39,7 +39,7 @@ const (
 // comes first. Owned by one goroutine at a time.
 type liveCollector struct {
 	p        *livePass
-	rec      *Recorder // nil until the policy is known
+	rec      *recorder // nil until the policy is known
 	policy   algorithms.Policy
 	source   string    // PolicyFrom..., for an executor pass
 	early    []liveRec // decisions in order, waiting for the policy
@@ -64,7 +64,7 @@ func newLiveCollector(p *livePass, ref algorithms.Limiter) *liveCollector {
 	}
 }
 
-// begin builds the Recorder once the policy is known, from source.
+// begin builds the recorder once the policy is known, from source.
 func (c *liveCollector) begin(pol algorithms.Policy, source string) {
 	pol = pol.WithDefaults()
 	c.policy, c.source = pol, source
@@ -77,10 +77,10 @@ func (c *liveCollector) begin(pol algorithms.Policy, source string) {
 	if c.p.cfg.Bin > 0 {
 		bin = int64(c.p.cfg.Bin)
 	}
-	c.rec = NewRecorder(t, pol, bin)
+	c.rec = newRecorder(t, pol, bin)
 }
 
-// settle begins the Recorder at the end of a pass whose policy never came,
+// settle begins the recorder at the end of a pass whose policy never came,
 // and feeds what waited for it.
 func (c *liveCollector) settle() {
 	if c.rec != nil {
@@ -94,11 +94,11 @@ func (c *liveCollector) settle() {
 	}
 }
 
-// decide begins the Recorder of an executor pass whose policy was not
+// decide begins the recorder of an executor pass whose policy was not
 // given whole: from the policy the answers advertised, completed by the
 // config's fields; or, when none came within policyWait of answers, or
 // maxEarly answers, or by the end (final), from the offered rate per
-// second. It reports whether the Recorder has begun.
+// second. It reports whether the recorder has begun.
 func (c *liveCollector) decide(final bool) bool {
 	cfg := c.p.cfg.Policy
 	if got := c.p.policy.Load(); got != nil {
@@ -231,7 +231,7 @@ func (c *liveCollector) emit(low int64) {
 	c.scratch = s[:0]
 }
 
-// add feeds one decision to the Recorder and the reference, or, while an
+// add feeds one decision to the recorder and the reference, or, while an
 // executor pass waits for its policy, keeps it.
 func (c *liveCollector) add(r *liveRec) {
 	at := r.at
@@ -256,7 +256,7 @@ func (c *liveCollector) add(r *liveRec) {
 	c.feed(r)
 }
 
-// feed gives one decision, in order, to the Recorder and the reference.
+// feed gives one decision, in order, to the recorder and the reference.
 func (c *liveCollector) feed(r *liveRec) {
 	a := workload.Arrival{At: time.Duration(r.at), Key: r.key, Cost: r.cost}
 	switch r.class {

@@ -333,7 +333,7 @@ func liveMeasures(run *result.Run, cfg LiveConfig, s schedule, results []*worker
 		lastStart = max(lastStart, r.lastStart)
 	}
 	if run.Latency != nil {
-		l.QueueDelay = run.Latency // a shaper's delays, from the Recorder
+		l.QueueDelay = run.Latency // a shaper's delays, from the recorder
 	}
 	run.Latency, run.LatencyHDR = result.PercentilesOf(lat), result.EncodeHistogram(lat)
 	l.Service, l.ServiceHDR = result.PercentilesOf(svc), result.EncodeHistogram(svc)

@@ -41,12 +41,12 @@ func (h *servedHeap) Pop() any {
 	return x
 }
 
-// Recorder turns a stream of (arrival, decision) pairs into a Run: counts,
+// recorder turns a stream of (arrival, decision) pairs into a Run: counts,
 // series, the exact most admitted in any span W per key, fairness,
 // disagreement with a reference, and shaper delays. Arrivals must come in
 // non-decreasing instant order. The zero value is not usable; use
 // NewRecorder. Not safe for concurrent use: one per pass.
-type Recorder struct {
+type recorder struct {
 	run      result.Run
 	window   int64
 	bin      int64
@@ -61,10 +61,10 @@ type Recorder struct {
 	end      int64
 }
 
-// NewRecorder returns a recorder for a run of target under policy p with
+// newRecorder returns a recorder for a run of target under policy p with
 // time bins of bin.
-func NewRecorder(t Target, p algorithms.Policy, bin int64) *Recorder {
-	r := &Recorder{
+func newRecorder(t Target, p algorithms.Policy, bin int64) *recorder {
+	r := &recorder{
 		run: result.Run{
 			Algorithm: t.Name, Backend: t.Backend, Replicas: max(t.Replicas, 1),
 			TheoryMaxInWindow: t.Theory, DisagreementPct: -1, FailOpen: t.FailOpen,
@@ -82,7 +82,7 @@ func NewRecorder(t Target, p algorithms.Policy, bin int64) *Recorder {
 }
 
 // key returns the stats of key k, caching the last one looked up.
-func (r *Recorder) key(k string) *keyStats {
+func (r *recorder) key(k string) *keyStats {
 	if r.last != nil && k == r.last.name {
 		return r.last
 	}
@@ -97,7 +97,7 @@ func (r *Recorder) key(k string) *keyStats {
 
 // Add records one arrival and what the limiter decided. A non-nil err is
 // counted and the target's failure policy decides admission.
-func (r *Recorder) Add(a workload.Arrival, d algorithms.Decision, err error) {
+func (r *recorder) Add(a workload.Arrival, d algorithms.Decision, err error) {
 	ks := r.key(a.Key)
 	r.run.Offered++
 	r.run.OfferedCost += a.Cost
@@ -134,19 +134,19 @@ func (r *Recorder) Add(a workload.Arrival, d algorithms.Decision, err error) {
 // AddError records one arrival that got no decision, only err (an HTTP
 // request that failed or got a 5xx): offered and counted as an error,
 // neither admitted nor rejected, whatever the failure policy.
-func (r *Recorder) AddError(a workload.Arrival, err error) {
+func (r *recorder) AddError(a workload.Arrival, err error) {
 	r.offer(a)
 	r.countError(err)
 }
 
 // AddOther records one arrival answered with neither an admission nor a
 // rejection (an HTTP 404): offered, and nothing else.
-func (r *Recorder) AddOther(a workload.Arrival) {
+func (r *recorder) AddOther(a workload.Arrival) {
 	r.offer(a)
 }
 
 // offer counts a as offered, for its key too.
-func (r *Recorder) offer(a workload.Arrival) {
+func (r *recorder) offer(a workload.Arrival) {
 	r.key(a.Key).offered++
 	r.run.Offered++
 	r.run.OfferedCost += a.Cost
@@ -155,14 +155,14 @@ func (r *Recorder) offer(a workload.Arrival) {
 
 // release moves the services due by now into the measures: any service
 // still pending is at or after its arrival, hence after now.
-func (r *Recorder) release(now int64) {
+func (r *recorder) release(now int64) {
 	for len(r.pending) > 0 && r.pending[0].at <= now {
 		s := heap.Pop(&r.pending).(served)
 		r.admit(s.key, s.at, s.cost)
 	}
 }
 
-func (r *Recorder) admit(ks *keyStats, at, cost int64) {
+func (r *recorder) admit(ks *keyStats, at, cost int64) {
 	r.admitted = addBin(r.admitted, at/r.bin, cost)
 	ks.span.add(at, cost)
 	r.end = max(r.end, at)
@@ -176,17 +176,17 @@ func addBin(bins []int64, i, cost int64) []int64 {
 	return bins
 }
 
-func (r *Recorder) countError(err error) {
+func (r *recorder) countError(err error) {
 	r.run.Errors++
 	if r.run.ErrorKinds == nil {
 		r.run.ErrorKinds = map[string]int64{}
 		r.run.FirstError = err.Error()
 	}
-	r.run.ErrorKinds[ErrorKind(err)]++
+	r.run.ErrorKinds[errorKind(err)]++
 }
 
-// ErrorKind names the class of a limiter error for result.json.
-func ErrorKind(err error) string {
+// errorKind names the class of a limiter error for result.json.
+func errorKind(err error) string {
 	var k kindError
 	switch {
 	case errors.As(err, &k):
@@ -204,7 +204,7 @@ func ErrorKind(err error) string {
 }
 
 // Disagree records how many decisions differed from the reference.
-func (r *Recorder) Disagree(falseAdmits, falseRejects int64) {
+func (r *recorder) Disagree(falseAdmits, falseRejects int64) {
 	r.run.FalseAdmits, r.run.FalseRejects = falseAdmits, falseRejects
 	if r.run.Offered > 0 {
 		r.run.DisagreementPct = 100 * float64(falseAdmits+falseRejects) / float64(r.run.Offered)
@@ -213,7 +213,7 @@ func (r *Recorder) Disagree(falseAdmits, falseRejects int64) {
 
 // Finish flushes pending services and returns the run; duration is the
 // length of the run in virtual time (0: up to the last instant seen).
-func (r *Recorder) Finish(p algorithms.Policy, duration int64) result.Run {
+func (r *recorder) Finish(p algorithms.Policy, duration int64) result.Run {
 	r.release(1<<63 - 1)
 	run := r.run
 	if duration <= 0 {

@@ -112,7 +112,7 @@ func simPass(ctx context.Context, cfg Config, t Target, ref *bitset) (*result.Ru
 		return nil, fmt.Errorf("bench: %w", err)
 	}
 	defer closeStream(stream)
-	rec := NewRecorder(t, cfg.Policy, cfg.bin())
+	rec := newRecorder(t, cfg.Policy, cfg.bin())
 	bar := startBar(cfg.Progress, t.Name, int64(cfg.span()))
 	var falseAdmits, falseRejects int64
 	var i int64

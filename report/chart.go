@@ -16,9 +16,9 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 )
 
-// Chart is one rendered PNG: its file name, what report.html says about
+// chart is one rendered PNG: its file name, what report.html says about
 // it, and its bytes.
-type Chart struct {
+type chart struct {
 	File    string
 	Title   string
 	Caption string

@@ -37,29 +37,29 @@ func curvesOf(r *result.Result) []curve {
 
 // runCharts renders the charts of one run folder, in the order the page
 // shows them, each in its own goroutine.
-func runCharts(r *result.Result) ([]Chart, error) {
+func runCharts(r *result.Result) ([]chart, error) {
 	cs := curvesOf(r)
 	sides := []side{{curves: cs, policy: r.Policy}}
-	jobs := []func() (Chart, error){
-		func() (Chart, error) { return rateChart(AdmittedRateFile, sides) },
+	jobs := []func() (chart, error){
+		func() (chart, error) { return rateChart(AdmittedRateFile, sides) },
 	}
 	if isBoundary(r) {
-		jobs = append(jobs, func() (Chart, error) { return boundaryChart(cs, r.Policy) })
+		jobs = append(jobs, func() (chart, error) { return boundaryChart(cs, r.Policy) })
 	}
-	jobs = append(jobs, func() (Chart, error) { return burstChart(BurstRatioFile, sides) })
+	jobs = append(jobs, func() (chart, error) { return burstChart(BurstRatioFile, sides) })
 	if hasLatency(cs) {
-		jobs = append(jobs, func() (Chart, error) { return latencyChart(LatencyFile, sides, r.Meta.Mode) })
+		jobs = append(jobs, func() (chart, error) { return latencyChart(LatencyFile, sides, r.Meta.Mode) })
 	}
 	if hasKeys(cs) {
-		jobs = append(jobs, func() (Chart, error) { return keysChart(cs) })
+		jobs = append(jobs, func() (chart, error) { return keysChart(cs) })
 	}
 	return drawAll(jobs)
 }
 
 // drawAll runs the chart jobs concurrently and returns their charts in order,
 // or the first error.
-func drawAll(jobs []func() (Chart, error)) ([]Chart, error) {
-	out := make([]Chart, len(jobs))
+func drawAll(jobs []func() (chart, error)) ([]chart, error) {
+	out := make([]chart, len(jobs))
 	errs := make([]error, len(jobs))
 	var wg sync.WaitGroup
 	for i, job := range jobs {
@@ -141,7 +141,7 @@ func labelLegend(leg *legend, sides []side, keep func(curve) bool) {
 
 // rateChart draws admitted per second over time, one line per curve with
 // the limit dashed, over a second panel of rejected per second.
-func rateChart(file string, sides []side) (Chart, error) {
+func rateChart(file string, sides []side) (chart, error) {
 	top := newPlot("", "admitted per second")
 	bottom := newPlot("time since start (s)", "rejected per second")
 	top.X.Tick.Marker = unlabelled{plainTicks{}}
@@ -197,7 +197,7 @@ func rateChart(file string, sides []side) (Chart, error) {
 	png, err := figure{title: "Admitted and rejected per second", height: 5.2 * vg.Inch,
 		plots: [][]*plot.Plot{{top}, {bottom}}, legend: leg}.png()
 	step := time.Duration(int64(k) * binNS)
-	return Chart{
+	return chart{
 		File:  file,
 		Title: "Admitted and rejected per second",
 		Caption: fmt.Sprintf("Cost admitted (served, for shapers) and rejected per second, in steps of %v; "+
@@ -209,7 +209,7 @@ func rateChart(file string, sides []side) (Chart, error) {
 // burstChart draws, per label, the most admitted in any span W as a
 // multiple of the limit, one bar per side (one for a run, two for a
 // compare), beside the theory.
-func burstChart(file string, sides []side) (Chart, error) {
+func burstChart(file string, sides []side) (chart, error) {
 	groups := make([][]curve, len(sides))
 	for g, sd := range sides {
 		groups[g] = sd.curves
@@ -232,7 +232,7 @@ func burstChart(file string, sides []side) (Chart, error) {
 	bars := len(groups) + theories
 	hi, err := addBurstBars(p, order, byLabel, theories)
 	if err != nil {
-		return Chart{}, err
+		return chart{}, err
 	}
 	limit := draw.LineStyle{Color: ink, Width: vg.Points(1), Dashes: dashed}
 	p.Add(vline(1, -0.5, float64(n)-0.5, limit))
@@ -260,7 +260,7 @@ func burstChart(file string, sides []side) (Chart, error) {
 	png, err := figure{title: "Most admitted in any span W, against theory",
 		height: vg.Length(n)*(vg.Length(bars)*barWidth+vg.Points(10)) + 1.3*vg.Inch,
 		plots:  [][]*plot.Plot{{p}}, legend: leg}.png()
-	return Chart{
+	return chart{
 		File:  file,
 		Title: "Burst ratio against theory",
 		Caption: "The most cost admitted (served, for shapers) for one key in any span of W, " +

@@ -46,7 +46,7 @@ func Compare(dir string, a, b *result.Result, opts CompareOptions) error {
 			return fmt.Errorf("report: %w", err)
 		}
 	}
-	page, err := CompareHTML(a, b, charts, opts)
+	page, err := compareHTML(a, b, charts, opts)
 	if err != nil {
 		return err
 	}
@@ -84,16 +84,16 @@ func compareSides(a, b *result.Result, opts CompareOptions) []side {
 	}
 }
 
-func compareCharts(a, b *result.Result, opts CompareOptions) ([]Chart, error) {
+func compareCharts(a, b *result.Result, opts CompareOptions) ([]chart, error) {
 	sides := compareSides(a, b, opts)
 	solid := fmt.Sprintf(" Solid lines: %s; dashed: %s.", opts.NameA, opts.NameB)
-	jobs := []func() (Chart, error){
-		func() (Chart, error) {
+	jobs := []func() (chart, error){
+		func() (chart, error) {
 			c, err := rateChart("compare_"+AdmittedRateFile, sides)
 			c.Caption += solid
 			return c, err
 		},
-		func() (Chart, error) {
+		func() (chart, error) {
 			c, err := burstChart("compare_"+BurstRatioFile, sides)
 			c.Caption += fmt.Sprintf(" For each algorithm the first bar is %s, the lighter one %s.", opts.NameA, opts.NameB)
 			return c, err
@@ -104,7 +104,7 @@ func compareCharts(a, b *result.Result, opts CompareOptions) ([]Chart, error) {
 		if b.Meta.Mode != mode {
 			mode = "mixed"
 		}
-		jobs = append(jobs, func() (Chart, error) {
+		jobs = append(jobs, func() (chart, error) {
 			c, err := latencyChart("compare_"+LatencyFile, sides, mode)
 			c.Caption += solid
 			return c, err
@@ -147,8 +147,8 @@ type compareView struct {
 // diffHeads name the measures of the differences table.
 var diffHeads = []string{"admitted", "rejected", "burst ratio", "disagree %", "Jain", "p99", "max latency"}
 
-// CompareHTML returns compare.html for a and b with the given charts.
-func CompareHTML(a, b *result.Result, charts []Chart, opts CompareOptions) ([]byte, error) {
+// compareHTML returns compare.html for a and b with the given charts.
+func compareHTML(a, b *result.Result, charts []chart, opts CompareOptions) ([]byte, error) {
 	v := compareView{
 		Title:   fmt.Sprintf("ratebench compare: %s vs %s", opts.NameA, opts.NameB),
 		Version: a.Meta.Version,
@@ -161,7 +161,7 @@ func CompareHTML(a, b *result.Result, charts []Chart, opts CompareOptions) ([]by
 		name := []string{opts.NameA, opts.NameB}[i]
 		v.Sides = append(v.Sides, sideView{
 			Name: name, Subtitle: fmt.Sprintf("%s workload; %s", r.WorkloadName(), subtitle(r)),
-			Command: Command(r.Meta.Args), Readings: readings(r), Warnings: r.Meta.Warnings,
+			Command: command(r.Meta.Args), Readings: readings(r), Warnings: r.Meta.Warnings,
 			Rows: rows(r), Meta: metaKV(r.Meta), Workload: workloadKV(r.Workload),
 		})
 	}

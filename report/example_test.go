@@ -44,13 +44,3 @@ func ExampleReading() {
 	// fixed-window admitted 2.00x its limit (200 of 100) within 19ms around t=1.009s; theory 2.00x, within its theory.
 	// sliding-log admitted 1.00x its limit (100 of 100) within 9ms around t=999ms; theory 1.00x, within its theory.
 }
-
-func ExampleCommand() {
-	fmt.Println(report.Command([]string{"/tmp/go-build/b001/exe/ratebench", "run", "-out", "results/my run", "-rate", "150"}))
-	// Output: ratebench run -out 'results/my run' -rate 150
-}
-
-func ExampleFileStem() {
-	fmt.Println(report.FileStem(result.Run{Algorithm: "gcra", Backend: "redis", Replicas: 4}.Label()))
-	// Output: gcra-x4@redis
-}

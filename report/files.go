@@ -9,11 +9,11 @@ import (
 	"github.com/ratebench/ratebench/bench/result"
 )
 
-// SeriesCSV returns series.csv: a header, then one row per run and time bin
+// seriesCSV returns series.csv: a header, then one row per run and time bin
 // in run order: bin index, bin start and end in ns from the start of the
 // run, the run's label, and the cost admitted (served, for shapers) and
 // rejected in that bin.
-func SeriesCSV(r *result.Result) []byte {
+func seriesCSV(r *result.Result) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	_ = w.Write([]string{"bin", "start_ns", "end_ns", "algorithm", "admitted", "rejected"})
@@ -52,21 +52,21 @@ const hgrmScale = 1e6
 // to 100%, as in HdrHistogram's own outputPercentileDistribution.
 const hgrmTicks = 5
 
-// File is one rendered file: its name in the folder and its content.
-type File struct {
+// file is one rendered file: its name in the folder and its content.
+type file struct {
 	File string
 	Data []byte
 	// Label is the run the file belongs to, if any.
 	Label string
 }
 
-// Hgrms returns one <label>.hgrm per run with a latency histogram, and for
+// hgrms returns one <label>.hgrm per run with a latency histogram, and for
 // live runs <label>.service.hgrm and <label>.lateness.hgrm, in
 // HdrHistogram's percentile distribution format (Value, Percentile,
 // TotalCount, 1/(1-Percentile), then the mean, deviation, max and count),
 // values in milliseconds.
-func Hgrms(r *result.Result) ([]File, error) {
-	var out []File
+func hgrms(r *result.Result) ([]file, error) {
+	var out []file
 	names := r.Labels()
 	for i, run := range r.Runs {
 		hists := []struct{ suffix, enc string }{{".hgrm", run.LatencyHDR}}
@@ -86,7 +86,7 @@ func Hgrms(r *result.Result) ([]File, error) {
 			if _, err := h.PercentilesPrint(&buf, hgrmTicks, hgrmScale); err != nil {
 				return nil, fmt.Errorf("report: %w", err)
 			}
-			out = append(out, File{File: FileStem(names[i]) + x.suffix, Data: buf.Bytes(), Label: names[i]})
+			out = append(out, file{File: fileStem(names[i]) + x.suffix, Data: buf.Bytes(), Label: names[i]})
 		}
 	}
 	return out, nil

@@ -63,15 +63,15 @@ type pageView struct {
 	Files                             []string
 }
 
-// HTML returns report.html for r: self-contained (charts embedded as
+// renderHTML returns report.html for r: self-contained (charts embedded as
 // data: URIs, inline CSS, no script), with the command that reproduces the
 // run, the reading, the summary table, the charts, the run's metadata and
 // links to the other files (hgrms lists the .hgrm files).
-func HTML(r *result.Result, charts []Chart, hgrms []File, opts Options) ([]byte, error) {
+func renderHTML(r *result.Result, charts []chart, hgrms []file, opts Options) ([]byte, error) {
 	v := pageView{
 		Title:    opts.Title,
 		Subtitle: subtitle(r),
-		Command:  Command(r.Meta.Args),
+		Command:  command(r.Meta.Args),
 		Version:  r.Meta.Version,
 		Readings: readings(r),
 		Warnings: r.Meta.Warnings,
@@ -108,7 +108,7 @@ func defaultTitle(r *result.Result) string {
 }
 
 // figures embeds charts as data: URIs; link adds a link to each PNG file.
-func figures(charts []Chart, link bool) []figureView {
+func figures(charts []chart, link bool) []figureView {
 	out := make([]figureView, len(charts))
 	for i, c := range charts {
 		out[i] = figureView{Title: c.Title, Caption: c.Caption,
@@ -132,10 +132,10 @@ func subtitle(r *result.Result) string {
 	return s
 }
 
-// Command returns the shell command that reproduces a run from its
+// command returns the shell command that reproduces a run from its
 // recorded arguments (os.Args: the program first), quoted for a POSIX
 // shell, or "" when none were recorded.
-func Command(args []string) string {
+func command(args []string) string {
 	if len(args) == 0 {
 		return ""
 	}

@@ -38,7 +38,7 @@ func TestHTTPRun(t *testing.T) {
 	if over(r.Runs[0]) {
 		t.Error("a run without a theory is flagged above it")
 	}
-	page, err := HTML(r, nil, nil, Options{})
+	page, err := renderHTML(r, nil, nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ func percentileTicks(hi float64) plot.ConstantTicks {
 // latency histogram on a log 1/(1-p) axis, the way HdrHistogram's plotter
 // does. In sim mode the values are the delays shapers put on admitted
 // requests.
-func latencyChart(file string, sides []side, mode string) (Chart, error) {
+func latencyChart(file string, sides []side, mode string) (chart, error) {
 	type spec struct {
 		c curve
 		h *hdrhistogram.Histogram
@@ -76,7 +76,7 @@ func latencyChart(file string, sides []side, mode string) (Chart, error) {
 			}
 			h, err := result.DecodeHistogram(c.run.LatencyHDR)
 			if err != nil {
-				return Chart{}, fmt.Errorf("report: %s: %w", c.label, err)
+				return chart{}, fmt.Errorf("report: %s: %w", c.label, err)
 			}
 			specs = append(specs, spec{c, h})
 			top = math.Max(top, float64(h.Max()))
@@ -145,7 +145,7 @@ func latencyChart(file string, sides []side, mode string) (Chart, error) {
 			"as HdrHistogram's plotter does (log of 1/(1-p))."
 	}
 	png, err := figure{title: title, height: 4.2 * vg.Inch, plots: [][]*plot.Plot{{p}}, legend: leg}.png()
-	return Chart{File: file, Title: title, Caption: caption, PNG: png}, err
+	return chart{File: file, Title: title, Caption: caption, PNG: png}, err
 }
 
 // durationTicks marks the decades of a log axis of nanoseconds with

@@ -26,7 +26,7 @@ func TestLiveSection(t *testing.T) {
 	r := &result.Result{Policy: result.PolicyJSON{Limit: 1000, WindowNS: 1e9, Burst: 1000},
 		Workload: map[string]any{"name": "poisson"}, Runs: []result.Run{run}}
 
-	page, err := HTML(r, nil, nil, Options{})
+	page, err := renderHTML(r, nil, nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestLiveSection(t *testing.T) {
 			t.Errorf("report.html lacks %q", want)
 		}
 	}
-	files, err := Hgrms(r)
+	files, err := hgrms(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestLiveSection(t *testing.T) {
 
 	// A sim run's page has no real-time section.
 	r.Runs[0].Live = nil
-	if page, _ = HTML(r, nil, nil, Options{}); strings.Contains(string(page), "Real time") {
+	if page, _ = renderHTML(r, nil, nil, Options{}); strings.Contains(string(page), "Real time") {
 		t.Error("a sim run's page has a real-time section")
 	}
 }

@@ -293,8 +293,8 @@ func TestLabel(t *testing.T) {
 		if got := tc.run.Label(); got != tc.label {
 			t.Errorf("Label(%+v) = %q, want %q", tc.run, got, tc.label)
 		}
-		if got := FileStem(tc.label); got != tc.stem {
-			t.Errorf("FileStem(%q) = %q, want %q", tc.label, got, tc.stem)
+		if got := fileStem(tc.label); got != tc.stem {
+			t.Errorf("fileStem(%q) = %q, want %q", tc.label, got, tc.stem)
 		}
 	}
 }
@@ -309,8 +309,8 @@ func TestCommand(t *testing.T) {
 		{[]string{"rb", "run", "-out", "a b", "-algos", "it's"}, `ratebench run -out 'a b' -algos 'it'\''s'`},
 		{[]string{"rb", "run", "-workload", "replay:/x/y.csv", ""}, "ratebench run -workload replay:/x/y.csv ''"},
 	} {
-		if got := Command(tc.args); got != tc.want {
-			t.Errorf("Command(%q) = %q, want %q", tc.args, got, tc.want)
+		if got := command(tc.args); got != tc.want {
+			t.Errorf("command(%q) = %q, want %q", tc.args, got, tc.want)
 		}
 	}
 }

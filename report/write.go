@@ -48,10 +48,10 @@ func Write(dir string, r *result.Result, opts Options) error {
 			return fmt.Errorf("report: %w", err)
 		}
 	}
-	if err := result.WriteFileAtomic(filepath.Join(dir, SeriesFile), SeriesCSV(r)); err != nil {
+	if err := result.WriteFileAtomic(filepath.Join(dir, SeriesFile), seriesCSV(r)); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	hgrms, err := Hgrms(r)
+	hgrms, err := hgrms(r)
 	if err != nil {
 		return err
 	}
@@ -60,7 +60,7 @@ func Write(dir string, r *result.Result, opts Options) error {
 			return fmt.Errorf("report: %w", err)
 		}
 	}
-	page, err := HTML(r, charts, hgrms, opts)
+	page, err := renderHTML(r, charts, hgrms, opts)
 	if err != nil {
 		return err
 	}
@@ -70,10 +70,10 @@ func Write(dir string, r *result.Result, opts Options) error {
 	return nil
 }
 
-// FileStem turns a label into a file-name stem: letters, digits, '.', '_',
+// fileStem turns a label into a file-name stem: letters, digits, '.', '_',
 // '@' and '-' are kept, anything else becomes '-' ("gcra x4@redis" gives
 // "gcra-x4@redis").
-func FileStem(label string) string {
+func fileStem(label string) string {
 	return strings.Map(func(r rune) rune {
 		switch {
 		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9',
@@ -96,13 +96,8 @@ func isBoundary(r *result.Result) bool {
 func Files(r *result.Result) []string {
 	files := []string{HTMLFile, SeriesFile, AdmittedRateFile, BoundaryFile, BurstRatioFile, LatencyFile, KeysFile}
 	for _, l := range r.Labels() {
-		stem := FileStem(l)
+		stem := fileStem(l)
 		files = append(files, stem+".hgrm", stem+".service.hgrm", stem+".lateness.hgrm")
 	}
 	return files
-}
-
-// CompareFiles returns the names of every file Compare may produce.
-func CompareFiles() []string {
-	return []string{CompareFile, "compare_" + AdmittedRateFile, "compare_" + BurstRatioFile, "compare_" + LatencyFile}
 }

@@ -31,7 +31,7 @@ func attackedEdge(cs []curve, window int64) int64 {
 // bin from W/2 before to W/2 after the attacked window edge, the edge dotted
 // and the limit L dashed. The panel title gives the exact most admitted
 // in any span W.
-func boundaryChart(cs []curve, pol result.PolicyJSON) (Chart, error) {
+func boundaryChart(cs []curve, pol result.PolicyJSON) (chart, error) {
 	edge := attackedEdge(cs, pol.WindowNS)
 	var bin int64 = 1
 	for _, c := range cs {
@@ -83,7 +83,7 @@ func boundaryChart(cs []curve, pol result.PolicyJSON) (Chart, error) {
 	leg.add(fmt.Sprintf("L = %d", pol.Limit), swatch{line: limitStyle})
 	png, err := figure{title: fmt.Sprintf("Around the window edge at t=%s", fmtNS(edge)), height: vg.Length(rows)*1.9*vg.Inch + 0.7*vg.Inch,
 		plots: grid, legend: leg}.png()
-	return Chart{
+	return chart{
 		File:  BoundaryFile,
 		Title: "The window-boundary attack, up close",
 		Caption: fmt.Sprintf("Cost admitted (served, for shapers) per bin of %s from W/2 before to W/2 after the window edge "+
@@ -126,7 +126,7 @@ func zoomXY(s result.Series, edge, half int64, div float64) plotter.XYs {
 // admitted, with Jain's fairness index in the legend. Skewed counts (the
 // largest over 100 times the smallest non-zero one) go on log-log axes,
 // where keys that got nothing are left out.
-func keysChart(cs []curve) (Chart, error) {
+func keysChart(cs []curve) (chart, error) {
 	var keyed []curve
 	for _, c := range cs {
 		if len(c.run.Keys) > 1 {
@@ -165,7 +165,7 @@ func keysChart(cs []curve) (Chart, error) {
 		if len(xys) <= 50 {
 			sc, err := plotter.NewScatter(xys)
 			if err != nil {
-				return Chart{}, fmt.Errorf("report: %w", err)
+				return chart{}, fmt.Errorf("report: %w", err)
 			}
 			sc.GlyphStyle = draw.GlyphStyle{Color: c.style.color, Radius: vg.Points(2), Shape: draw.CircleGlyph{}}
 			p.Add(sc)
@@ -180,7 +180,7 @@ func keysChart(cs []curve) (Chart, error) {
 		p.Y.Min = 0
 	}
 	png, err := figure{title: "Admitted per key", height: 4 * vg.Inch, plots: [][]*plot.Plot{{p}}, legend: leg}.png()
-	return Chart{
+	return chart{
 		File:  KeysFile,
 		Title: "Admitted per key",
 		Caption: "Requests admitted for each key, keys sorted from the most admitted; Jain's index is 1 " +

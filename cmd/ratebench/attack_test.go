@@ -311,7 +311,11 @@ func TestAttackCompare(t *testing.T) {
 	if th := b.Runs[0].TheoryMaxInWindow; th != 100 {
 		t.Errorf("-algo gcra: theory %d, want B+L = 100", th)
 	}
-	page, err := report.CompareHTML(a, b, nil, report.CompareOptions{NameA: "sim", NameB: "atk"})
+	cmp := filepath.Join(dir, "cmp")
+	if err := report.Compare(cmp, a, b, report.CompareOptions{NameA: "sim", NameB: "atk"}); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(cmp, report.CompareFile))
 	if err != nil {
 		t.Fatal(err)
 	}
