@@ -11,6 +11,10 @@
 // Response.Attempts counts every write. A response a server sends on an
 // idle connection before closing it (a 408) is never taken for the answer
 // to the next request.
+//
+// Executor puts a Client under the live engine (bench.LiveExecutor): each
+// arrival of a workload becomes one request, performed on a goroutine of
+// a pool as large as the connections.
 package httpexec
 
 import (
