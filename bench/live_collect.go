@@ -101,21 +101,13 @@ func (c *liveCollector) settle() {
 // second. It reports whether the recorder has begun.
 func (c *liveCollector) decide(final bool) bool {
 	cfg := c.p.cfg.Policy
+	given := cfg.Limit > 0 || cfg.Window > 0 || cfg.Burst > 0
 	if got := c.p.policy.Load(); got != nil {
-		pol, source := *got, PolicyFromServer
-		if cfg.Limit > 0 || cfg.Window > 0 || cfg.Burst > 0 {
+		source := PolicyFromServer
+		if given {
 			source = PolicyFromBoth
 		}
-		if cfg.Limit > 0 {
-			pol.Limit, pol.Burst = cfg.Limit, cfg.Limit
-		}
-		if cfg.Window > 0 {
-			pol.Window = cfg.Window
-		}
-		if cfg.Burst > 0 {
-			pol.Burst = cfg.Burst
-		}
-		c.begin(pol, source)
+		c.begin(completed(*got, cfg), source)
 		return true
 	}
 	n := len(c.early)
@@ -126,9 +118,15 @@ func (c *liveCollector) decide(final bool) bool {
 	if c.p.cfg.Closed && n > 1 { // the rate so far
 		rate = float64(n) / time.Duration(c.early[n-1].at-c.early[0].at+1).Seconds()
 	}
-	pol := algorithms.Policy{Limit: max(int64(math.Ceil(rate)), 1), Window: time.Second}
+	c.begin(completed(algorithms.Policy{Limit: max(int64(math.Ceil(rate)), 1), Window: time.Second}, cfg), PolicyNone)
+	return true
+}
+
+// completed is pol with the fields cfg gives in their place; a limit
+// given without a burst is the burst too.
+func completed(pol, cfg algorithms.Policy) algorithms.Policy {
 	if cfg.Limit > 0 {
-		pol.Limit = cfg.Limit
+		pol.Limit, pol.Burst = cfg.Limit, cfg.Limit
 	}
 	if cfg.Window > 0 {
 		pol.Window = cfg.Window
@@ -136,8 +134,7 @@ func (c *liveCollector) decide(final bool) bool {
 	if cfg.Burst > 0 {
 		pol.Burst = cfg.Burst
 	}
-	c.begin(pol, PolicyNone)
-	return true
+	return pol
 }
 
 // loop steps every collectEvery until stop is closed.
