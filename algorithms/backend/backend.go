@@ -179,11 +179,11 @@ func redactCluster(scheme, rest string) string {
 	return scheme + "://" + rest
 }
 
-// Algorithms returns the algorithms a backend kind implements, the
+// algorithmsOf returns the algorithms a backend kind implements, the
 // default set first (what an empty names list runs): every algorithm for
 // memory; for Redis the five exact scripts, then redis-rate (named only:
 // it reads Redis's clock); fixed-window for SQLite.
-func Algorithms(kind string) []string {
+func algorithmsOf(kind string) []string {
 	switch kind {
 	case Memory:
 		return all.Names()
@@ -241,7 +241,7 @@ func Targets(names []string, p algorithms.Policy, keys, replicas int, backend st
 
 // backendNames defaults and checks the algorithm names for a backend.
 func backendNames(kind string, names []string, opts Options) ([]string, error) {
-	have := Algorithms(kind)
+	have := algorithmsOf(kind)
 	if len(names) == 0 {
 		names = slices.Clone(have)
 		if kind != SQLite {
