@@ -39,13 +39,11 @@ const (
 	Admitted Class = iota + 1
 	// Rejected: the limiter refused it (an HTTP 429).
 	Rejected
-	// Failed: no decision came, only an error (a transport error, a 5xx):
-	// counted in Run.Errors under Outcome.Kind, neither admitted nor
-	// rejected.
+	// Failed: no decision came, only an error (a transport error, a 5xx
+	// or another status that is neither an admission nor a rejection):
+	// counted in Run.Errors under Outcome.Kind. Every request is exactly
+	// one of the three: offered = admitted + rejected + errors.
 	Failed
-	// Other: answered, but neither admitted nor rejected (an HTTP 404):
-	// counted in Run.Offered and the status codes only.
-	Other
 )
 
 // Retry-After values an Outcome may carry besides whole seconds.

@@ -61,7 +61,7 @@ func (f *fakeServer) Start(r bench.Request, done chan<- bench.Outcome) {
 		case "k1":
 			o.Class, o.Status, o.Kind = bench.Failed, 503, "http_5xx"
 		case "k2":
-			o.Class, o.Status = bench.Other, 404
+			o.Class, o.Status, o.Kind = bench.Failed, 404, "http_4xx"
 		default:
 			o.Class, o.Status = bench.Admitted, 200
 		}
@@ -91,14 +91,14 @@ func TestExecutorCounts(t *testing.T) {
 	if pol.Limit != 100 || pol.Window != time.Second || run.HTTP.PolicySource != bench.PolicyFromServer {
 		t.Errorf("policy %v from %q, want 100/1s from the answers", pol, run.HTTP.PolicySource)
 	}
-	if run.Offered != 1000 || run.Admitted != 400 || run.Rejected != 200 || run.Errors != 200 {
-		t.Errorf("offered %d admitted %d rejected %d errors %d; want 1000, 400, 200, 200 (and 200 others)",
+	if run.Offered != 1000 || run.Admitted != 400 || run.Rejected != 200 || run.Errors != 400 {
+		t.Errorf("offered %d admitted %d rejected %d errors %d; want 1000, 400, 200, 400",
 			run.Offered, run.Admitted, run.Rejected, run.Errors)
 	}
 	if run.StatusCodes["200"] != 400 || run.StatusCodes["429"] != 200 || run.StatusCodes["503"] != 200 || run.StatusCodes["404"] != 200 {
 		t.Errorf("status codes %v", run.StatusCodes)
 	}
-	if run.ErrorKinds["http_5xx"] != 200 {
+	if run.ErrorKinds["http_5xx"] != 200 || run.ErrorKinds["http_4xx"] != 200 {
 		t.Errorf("error kinds %v", run.ErrorKinds)
 	}
 	h := run.HTTP

@@ -260,9 +260,6 @@ func (c *liveCollector) feed(r *liveRec) {
 	case Failed:
 		c.rec.AddError(a, r.err)
 		return
-	case Other:
-		c.rec.AddOther(a)
-		return
 	}
 	c.rec.Add(a, algorithms.Decision{Allowed: r.allowed, Delay: time.Duration(r.delay), TableFull: r.full}, r.err)
 	if c.ref == nil || c.refErr != nil {

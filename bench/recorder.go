@@ -139,12 +139,6 @@ func (r *recorder) AddError(a workload.Arrival, err error) {
 	r.countError(err)
 }
 
-// AddOther records one arrival answered with neither an admission nor a
-// rejection (an HTTP 404): offered, and nothing else.
-func (r *recorder) AddOther(a workload.Arrival) {
-	r.offer(a)
-}
-
 // offer counts a as offered, for its key too.
 func (r *recorder) offer(a workload.Arrival) {
 	r.key(a.Key).offered++

@@ -1,26 +1,40 @@
 package httpexec
 
 import (
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/ratebench/ratebench/bench"
 )
 
-// KindHTTP5xx is the error kind of a response with a 5xx status: the
-// server failed, and the limiter decided nothing that can be seen.
-const KindHTTP5xx = "http_5xx"
+// The error kinds of a response that is neither an admission nor a
+// rejection: the server failed (5xx), or answered something else (a
+// redirect, a 404).
+const (
+	KindHTTP5xx = "http_5xx"
+	KindHTTP4xx = "http_4xx"
+	KindHTTP3xx = "http_3xx"
+	KindHTTP1xx = "http_1xx"
+)
+
+// DefaultRejectStatuses are the statuses a limiter rejects with unless
+// told otherwise: 429 Too Many Requests.
+var DefaultRejectStatuses = []int{429}
 
 // Executor performs the requests of a live pass (bench.LiveExecutor)
 // with a Client: each request on a goroutine of a pool that grows, as the
 // load needs, up to the client's connections, so that a request never
-// waits inside the client for a connection another goroutine holds. A 2xx
-// response is an admission, a 429 a rejection, a 5xx or a transport error
-// a failure, any other status neither. Safe for concurrent use.
+// waits inside the client for a connection another goroutine holds. A
+// response with a reject status (429 unless told otherwise) is a
+// rejection, a 2xx an admission, and anything else a failure: a
+// transport error, or a status counted under its class (http_5xx,
+// http_4xx, ...). Safe for concurrent use.
 type Executor struct {
-	c     *Client
-	queue chan call
-	max   int
+	c      *Client
+	queue  chan call
+	max    int
+	reject []int
 
 	mu      sync.Mutex
 	running int // goroutines in the pool
@@ -36,9 +50,14 @@ type call struct {
 
 // NewExecutor returns an Executor of c for up to maxInFlight requests
 // started and not ended at once (the engine's cap: Start never blocks
-// below it), performed at most connections at a time.
-func NewExecutor(c *Client, connections, maxInFlight int) *Executor {
-	return &Executor{c: c, queue: make(chan call, max(maxInFlight, 1)), max: max(connections, 1)}
+// below it), performed at most connections at a time. A response whose
+// status is in reject is a rejection by the limiter; nil means
+// DefaultRejectStatuses.
+func NewExecutor(c *Client, connections, maxInFlight int, reject []int) *Executor {
+	if reject == nil {
+		reject = DefaultRejectStatuses
+	}
+	return &Executor{c: c, queue: make(chan call, max(maxInFlight, 1)), max: max(connections, 1), reject: reject}
 }
 
 // Start implements bench.Executor.
@@ -76,16 +95,28 @@ func (e *Executor) do(r bench.Request) bench.Outcome {
 	switch s := resp.Status; {
 	case resp.Kind != None:
 		o.Class, o.Kind = bench.Failed, resp.Kind.String()
+	case slices.Contains(e.reject, s):
+		o.Class = bench.Rejected
 	case s >= 200 && s < 300:
 		o.Class = bench.Admitted
-	case s == 429:
-		o.Class = bench.Rejected
-	case s >= 500:
-		o.Class, o.Kind = bench.Failed, KindHTTP5xx
 	default:
-		o.Class = bench.Other
+		o.Class, o.Kind = bench.Failed, statusKind(s)
 	}
 	return o
+}
+
+// statusKind is the error kind of a status that is neither an admission
+// nor a rejection.
+func statusKind(s int) string {
+	switch {
+	case s >= 500:
+		return KindHTTP5xx
+	case s >= 400:
+		return KindHTTP4xx
+	case s >= 300:
+		return KindHTTP3xx
+	}
+	return KindHTTP1xx
 }
 
 // Abort implements bench.Executor: the client ends the requests in flight.

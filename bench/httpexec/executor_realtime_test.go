@@ -38,7 +38,7 @@ func eachClient(t *testing.T, f func(t *testing.T, client string)) {
 // keys keys at rate per second for d, and checks what every attack must
 // hold: every record reached the collector in order, and every arrival
 // due is counted once.
-func attack(t *testing.T, cfg httpexec.Config, lcfg bench.LiveConfig) (result.Run, algorithms.Policy) {
+func attack(t *testing.T, cfg httpexec.Config, lcfg bench.LiveConfig, reject ...int) (result.Run, algorithms.Policy) {
 	t.Helper()
 	c, err := httpexec.New(cfg)
 	if err != nil {
@@ -48,7 +48,7 @@ func attack(t *testing.T, cfg httpexec.Config, lcfg bench.LiveConfig) (result.Ru
 	if lcfg.MaxInFlight == 0 {
 		lcfg.MaxInFlight = 1000
 	}
-	exec := httpexec.NewExecutor(c, max(cfg.Connections, 1), lcfg.MaxInFlight)
+	exec := httpexec.NewExecutor(c, max(cfg.Connections, 1), lcfg.MaxInFlight, reject)
 	defer exec.Close()
 	run, pol, err := bench.LiveExecutor(context.Background(), lcfg, bench.Target{Name: "http"}, exec)
 	if err != nil {
@@ -61,6 +61,9 @@ func attack(t *testing.T, cfg httpexec.Config, lcfg bench.LiveConfig) (result.Ru
 	if l.Scheduled != run.Offered+l.Dropped+l.Unsent+run.HTTP.HeldBack {
 		t.Errorf("scheduled %d != offered %d + dropped %d + unsent %d + held %d", l.Scheduled, run.Offered, l.Dropped, l.Unsent, run.HTTP.HeldBack)
 	}
+	if run.Offered != run.Admitted+run.Rejected+run.Errors {
+		t.Errorf("offered %d != admitted %d + rejected %d + errors %d", run.Offered, run.Admitted, run.Rejected, run.Errors)
+	}
 	return run, pol
 }
 
@@ -70,8 +73,8 @@ func constant(rate float64, d time.Duration, keys int) bench.LiveConfig {
 }
 
 // TestExecutorOutcomes: each status goes where it belongs (2xx admitted,
-// 429 rejected, 5xx an error, others only counted), Retry-After values
-// are tallied, and keys count every request.
+// a reject status rejected, any other an error of its class), Retry-After
+// values are tallied, and keys count every request.
 func TestExecutorOutcomes(t *testing.T) {
 	var n atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -94,11 +97,12 @@ func TestExecutorOutcomes(t *testing.T) {
 		lcfg := constant(500, 200*time.Millisecond, 1)
 		lcfg.Policy = algorithms.Policy{Limit: 10, Window: time.Second}
 		run, _ := attack(t, httpexec.Config{URL: srv.URL, Client: client}, lcfg)
-		if run.Offered != 100 || run.Admitted != 40 || run.Rejected != 20 || run.Errors != 20 {
-			t.Errorf("offered %d admitted %d rejected %d errors %d; want 100, 40, 20, 20", run.Offered, run.Admitted, run.Rejected, run.Errors)
+		if run.Offered != 100 || run.Admitted != 40 || run.Rejected != 20 || run.Errors != 40 {
+			t.Errorf("offered %d admitted %d rejected %d errors %d; want 100, 40, 20, 40", run.Offered, run.Admitted, run.Rejected, run.Errors)
 		}
 		want := map[string]int64{"200": 40, "404": 20, "429": 20, "503": 20}
-		if fmt.Sprint(run.StatusCodes) != fmt.Sprint(want) || run.ErrorKinds[httpexec.KindHTTP5xx] != 20 || len(run.ErrorKinds) != 1 {
+		wantKinds := map[string]int64{httpexec.KindHTTP4xx: 20, httpexec.KindHTTP5xx: 20}
+		if fmt.Sprint(run.StatusCodes) != fmt.Sprint(want) || fmt.Sprint(run.ErrorKinds) != fmt.Sprint(wantKinds) {
 			t.Errorf("statuses %v, errors %v", run.StatusCodes, run.ErrorKinds)
 		}
 		h := run.HTTP
@@ -110,6 +114,12 @@ func TestExecutorOutcomes(t *testing.T) {
 		}
 		if run.Latency.Count != 100 || run.Live.Service.Count != 100 {
 			t.Errorf("latency count %d, service count %d, want 100", run.Latency.Count, run.Live.Service.Count)
+		}
+		// A proxy that rejects with 503: told so, its 503s are rejections.
+		n.Store(0)
+		run, _ = attack(t, httpexec.Config{URL: srv.URL, Client: client}, lcfg, 429, 503)
+		if run.Rejected != 40 || run.Errors != 20 || run.ErrorKinds[httpexec.KindHTTP4xx] != 20 {
+			t.Errorf("with 503 rejecting: rejected %d, errors %v", run.Rejected, run.ErrorKinds)
 		}
 	})
 }

@@ -1,9 +1,10 @@
 package result
 
 // HTTPStats holds what only `ratebench attack` measures, in Run.HTTP; nil
-// in other runs. In an HTTP run, Run.Admitted counts 2xx responses,
-// Run.Rejected 429s and Run.Errors transport errors and 5xx responses
-// (Run.ErrorKinds splits them); statuses are counted in Run.StatusCodes.
+// in other runs. In an HTTP run each request is exactly one of
+// Run.Admitted (2xx), Run.Rejected (a reject status, 429 unless told
+// otherwise) and Run.Errors (transport errors and every other status,
+// split by Run.ErrorKinds); statuses are counted in Run.StatusCodes.
 type HTTPStats struct {
 	URL       string `json:"url"`
 	Method    string `json:"method"`
@@ -18,7 +19,10 @@ type HTTPStats struct {
 	// when the client re-sent some on its own (net/http does, on a reused
 	// connection); what the server's own count should say.
 	Sent int64 `json:"requests_sent"`
-	// TooManyPct is the 429s in percent of Responses.
+	// RejectStatuses are the statuses counted as rejections (429 unless
+	// told otherwise); other non-2xx statuses are errors.
+	RejectStatuses []int `json:"reject_statuses,omitempty"`
+	// TooManyPct is the rejections in percent of Responses.
 	TooManyPct float64 `json:"too_many_pct"`
 	// RetryAfterS counts the Retry-After values seen, in whole seconds
 	// ("invalid" for a value that is neither seconds nor a date).

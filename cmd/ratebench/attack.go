@@ -43,6 +43,7 @@ func (f *headerFlags) Set(s string) error {
 // attackFlags are the flags of `ratebench attack`.
 type attackFlags struct {
 	url, method, body, workload, keyHeader, out, algo, client string
+	rejectStatus                                              string
 	header                                                    headerFlags
 	rate, rateEnd, zipfS                                      float64
 	duration, timeout, window, burstEvery, on, off            time.Duration
@@ -81,6 +82,7 @@ func (f *attackFlags) register(fs *flag.FlagSet) {
 	durationVar(fs, &f.window, "window", 0, "the server's window W (default: from its RateLimit-Policy header)")
 	fs.Int64Var(&f.burst, "burst", 0, "the server's burst B (default: L)")
 	fs.StringVar(&f.algo, "algo", "", "the server's algorithm, for the theory in the report (default: unknown)")
+	fs.StringVar(&f.rejectStatus, "reject-status", "429", "comma-separated statuses that mean rejected by the limiter, e.g. 429,503; other non-2xx statuses are errors")
 	fs.StringVar(&f.client, "client", "", "HTTP client: fasthttp (HTTP/1.1, http only; the default for http) or net/http (the default for https; HTTP/2)")
 	fs.BoolVar(&f.insecure, "insecure", false, "do not verify the server's TLS certificate")
 	fs.IntVar(&f.cpus, "cpus", 0, "CPUs the attack uses (GOMAXPROCS; default: all)")
@@ -96,6 +98,7 @@ func (f *attackFlags) register(fs *flag.FlagSet) {
 // attack is one attack, checked: the client and the engine's config.
 type attack struct {
 	client                       *httpexec.Client
+	reject                       []int
 	cfg                          bench.LiveConfig
 	target                       bench.Target
 	url, method, keyHeader, algo string
@@ -143,7 +146,28 @@ func (f *attackFlags) check() error {
 			return usageError{err}
 		}
 	}
-	return nil
+	_, err := parseStatuses(f.rejectStatus)
+	return err
+}
+
+// parseStatuses parses -reject-status: statuses from 100 to 599, none a
+// 2xx (an admission), at least one.
+func parseStatuses(s string) ([]int, error) {
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		n, err := strconv.Atoi(part)
+		switch {
+		case err != nil || n < 100 || n > 599:
+			return nil, usagef("-reject-status %q: %q is not an HTTP status (100-599)", s, part)
+		case n >= 200 && n < 300:
+			return nil, usagef("-reject-status %q: %d is a success, which cannot mean rejected", s, n)
+		}
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
 }
 
 // spec is the attack's workload: its arrivals give the instants (the keys
@@ -192,6 +216,7 @@ func (f *attackFlags) plan(ctx context.Context) (*attack, error) {
 		return nil, usageError{err}
 	}
 	a := &attack{client: client, url: f.url, method: cmpOr(f.method, http.MethodGet), keyHeader: f.keyHeader, algo: f.algo}
+	a.reject, _ = parseStatuses(f.rejectStatus) // checked
 	a.cfg = bench.LiveConfig{
 		Config:      bench.Config{Policy: algorithms.Policy{Limit: f.limit, Window: f.window, Burst: f.burst}, Workload: spec, Span: info.Span},
 		MaxInFlight: f.maxInFlight, Closed: f.rate == 0, Connections: f.conns, HonorRetryAfter: f.honor,
@@ -246,7 +271,7 @@ func (e *env) attack(ctx context.Context, a *attack, out *outDir, seed uint64, n
 	meta := result.NewMeta("http", seed, e.args)
 	bars := newBars(e.stderr)
 	a.cfg.Progress = bars.progress()
-	exec := httpexec.NewExecutor(a.client, a.cfg.Connections, a.cfg.MaxInFlight)
+	exec := httpexec.NewExecutor(a.client, a.cfg.Connections, a.cfg.MaxInFlight, a.reject)
 	start := time.Now()
 	run, pol, err := bench.LiveExecutor(ctx, a.cfg, a.target, exec)
 	exec.Close()
@@ -259,7 +284,7 @@ func (e *env) attack(ctx context.Context, a *attack, out *outDir, seed uint64, n
 	}
 	h := run.HTTP
 	h.URL, h.Method, h.Client, h.Connections = a.url, a.method, a.client.Name(), a.client.Dials()
-	h.KeyHeader, h.ServerAlgorithm = a.keyHeader, a.algo
+	h.KeyHeader, h.ServerAlgorithm, h.RejectStatuses = a.keyHeader, a.algo, a.reject
 	meta.Interrupted = interrupted
 	runs := []result.Run{run}
 	meta.Warnings = phraseAll(runs)
@@ -311,7 +336,7 @@ func (e *env) attackSummary(run result.Run, pol algorithms.Policy) {
 		fmt.Fprintf(e.stdout, "%s: sent %.0f/s of %.0f/s offered (%d dropped, %.2f%% late), completed %.0f/s over %d connections\n",
 			h.URL, l.AchievedRatePerS, l.OfferedRatePerS, l.Dropped, l.LatePct, h.CompletedRatePerS, h.Connections)
 	}
-	fmt.Fprintf(e.stdout, "status: %s; 429: %.2f%% of responses", countsText(run.StatusCodes), h.TooManyPct)
+	fmt.Fprintf(e.stdout, "status: %s; rejected (%s): %.2f%% of responses", countsText(run.StatusCodes), statusesText(h.RejectStatuses), h.TooManyPct)
 	if len(h.RetryAfterS) > 0 {
 		fmt.Fprintf(e.stdout, "; Retry-After (s): %s", countsText(h.RetryAfterS))
 	}
@@ -326,6 +351,15 @@ func (e *env) attackSummary(run result.Run, pol algorithms.Policy) {
 	fmt.Fprintf(e.stdout, "latency p50 %v p99 %v max %v; service p50 %v p99 %v; lateness p99 %v; policy %d per %v (%s)\n",
 		d(run.Latency.P50), d(run.Latency.P99), d(run.Latency.Max), d(l.Service.P50), d(l.Service.P99), d(l.Lateness.P99),
 		pol.Limit, pol.Window, h.PolicySource)
+}
+
+// statusesText is "429" or "429, 503".
+func statusesText(codes []int) string {
+	parts := make([]string, len(codes))
+	for i, c := range codes {
+		parts[i] = strconv.Itoa(c)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // countsText is "200: 9, 429: 1" in key order (numerically when the keys

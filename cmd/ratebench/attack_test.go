@@ -172,6 +172,10 @@ func TestAttackBadInput(t *testing.T) {
 		{"boundary without the policy", []string{"-url", s.url, "-workload", "boundary"}, "limit and window"},
 		{"closed loop holding back", []string{"-url", s.url, "-rate", "0", "-connections", "2", "-honor-retry-after"}, "hold"},
 		{"stray argument", []string{"-url", s.url, "extra"}, "extra"},
+		// A reject status must be an HTTP status, and not a success.
+		{"reject status not a number", []string{"-url", s.url, "-reject-status", "429,slow"}, `"slow" is not an HTTP status`},
+		{"reject status out of range", []string{"-url", s.url, "-reject-status", "999"}, "not an HTTP status"},
+		{"reject status a success", []string{"-url", s.url, "-reject-status", "429,200"}, "200 is a success"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
