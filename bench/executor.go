@@ -73,6 +73,14 @@ type Outcome struct {
 	// Policy is what the response advertised, when Request.Policy asked
 	// and it said; zero otherwise.
 	Policy algorithms.Policy
+	// Remaining and ResetAfter are the quota left and the time until it
+	// is full again, as the response's rate-limit fields said; -1 when
+	// they did not say.
+	Remaining  int64
+	ResetAfter time.Duration
+	// Source is the local address the request left from, "" when not
+	// known.
+	Source string
 	Err    error
 }
 

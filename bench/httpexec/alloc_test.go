@@ -9,8 +9,8 @@ import (
 )
 
 // TestDoAllocs: on the fasthttp client Do allocates nothing of its own
-// for a 200 or a 429 with Retry-After, and only the policy's string when
-// asked for it. (The race detector allocates on its own: not under it.)
+// for a 200 or a 429 with Retry-After and RateLimit, and only the
+// policy's string when asked for it. (The race detector allocates on its own: not under it.)
 func TestDoAllocs(t *testing.T) {
 	c, err := httpexec.New(httpexec.Config{URL: fastServer(t), KeyHeader: "X-Key"})
 	if err != nil {
@@ -22,14 +22,14 @@ func TestDoAllocs(t *testing.T) {
 		wantPolicy bool
 		max        float64
 	}{
-		// The key set per request, the status and Retry-After read.
+		// The key set per request, the status, Retry-After and RateLimit read.
 		{name: "plain", max: 0},
 		// Response.Policy is a copy of the field.
 		{name: "policy", wantPolicy: true, max: 1},
 	} {
 		i := 0
 		allocs := testing.AllocsPerRun(500, func() {
-			if r := c.Do(keys[i%len(keys)], tc.wantPolicy); r.Kind != httpexec.None || r.Status == 429 && r.RetryAfter != 7 {
+			if r := c.Do(keys[i%len(keys)], tc.wantPolicy); r.Kind != httpexec.None || r.Status == 429 && r.RetryAfter != 7 || r.Quota != (httpexec.Quota{Remaining: 42, ResetAfter: 3e9}) {
 				t.Fatalf("%+v", r)
 			}
 			i++

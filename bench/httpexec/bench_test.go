@@ -21,6 +21,7 @@ func fastServer(tb testing.TB) string {
 	}
 	s := &fasthttp.Server{Handler: func(ctx *fasthttp.RequestCtx) {
 		ctx.Response.Header.Set("RateLimit-Policy", `"default";q=100;w=60`)
+		ctx.Response.Header.Set("RateLimit", `"default";r=42;t=3`)
 		if k := ctx.Request.Header.Peek("X-Key"); len(k) > 0 && k[len(k)-1] == '9' {
 			ctx.Response.Header.Set("Retry-After", "7")
 			ctx.SetStatusCode(fasthttp.StatusTooManyRequests)

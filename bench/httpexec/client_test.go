@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ratebench/ratebench/bench/httpexec"
 )
@@ -159,13 +160,15 @@ func TestResponse(t *testing.T) {
 		wantStatus     int
 		wantRetryAfter int32
 		wantPolicy     string
+		wantQuota      httpexec.Quota // the zero Quota stands for NoQuota
 	}{
 		// The framing most servers use.
 		{name: "content length", wire: "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Type: text/plain\r\n\r\nok\n",
 			wantKept: true, wantStatus: 200, wantRetryAfter: httpexec.NoRetryAfter},
 		// Field names in any case.
-		{name: "429 with fields", wire: "HTTP/1.1 429 Too Many Requests\r\nretry-after: 30\r\nRATELIMIT-POLICY: \"default\";q=2;w=60\r\ncontent-length: 0\r\n\r\n",
-			wantKept: true, wantStatus: 429, wantRetryAfter: 30, wantPolicy: `"default";q=2;w=60`},
+		{name: "429 with fields", wire: "HTTP/1.1 429 Too Many Requests\r\nretry-after: 30\r\nRATELIMIT-POLICY: \"default\";q=2;w=60\r\n" +
+			"ratelimit: \"default\";r=0\r\nX-RateLimit-Remaining: 5\r\nx-ratelimit-reset: 29\r\ncontent-length: 0\r\n\r\n",
+			wantKept: true, wantStatus: 429, wantRetryAfter: 30, wantPolicy: `"default";q=2;w=60`, wantQuota: httpexec.Quota{Remaining: 0, ResetAfter: 29 * time.Second}},
 		// Chunks, an extension and a trailer.
 		{name: "chunked", wire: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3;x=y\r\nabc\r\n10\r\n0123456789abcdef\r\n0\r\nX-Trailer: 1\r\n\r\n",
 			wantKept: true, wantStatus: 200, wantRetryAfter: httpexec.NoRetryAfter},
@@ -241,6 +244,13 @@ func TestResponse(t *testing.T) {
 				r := c.Do("", true)
 				if r.Status != tc.wantStatus || r.RetryAfter != tc.wantRetryAfter || r.Policy != tc.wantPolicy || r.Kind != httpexec.None || r.Err != nil {
 					t.Errorf("%+v; want status %d, Retry-After %d, policy %q", r, tc.wantStatus, tc.wantRetryAfter, tc.wantPolicy)
+				}
+				wantQuota := tc.wantQuota
+				if wantQuota == (httpexec.Quota{}) {
+					wantQuota = httpexec.NoQuota
+				}
+				if r.Quota != wantQuota {
+					t.Errorf("quota %+v, want %+v", r.Quota, wantQuota)
 				}
 				if r := c.Do("", false); r.Status != 204 || r.Kind != httpexec.None {
 					t.Errorf("the next request: %+v", r)

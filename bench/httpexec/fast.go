@@ -110,7 +110,7 @@ func (f *fastClient) do(key string, wantPolicy bool) Response {
 	c.deadline = c.start.Add(f.timeout)
 	c.attempts = 0
 	err := f.hc.DoTimeout(&c.req, &c.resp, f.timeout)
-	r := Response{RetryAfter: NoRetryAfter, Attempts: c.attempts}
+	r := Response{RetryAfter: NoRetryAfter, Quota: NoQuota, Attempts: c.attempts}
 	if err != nil {
 		r.Err = err
 		if f.d.aborted.Load() {
@@ -120,9 +120,11 @@ func (f *fastClient) do(key string, wantPolicy bool) Response {
 		return r
 	}
 	r.Status = c.resp.StatusCode()
+	now := time.Now()
 	if v := c.resp.Header.Peek("Retry-After"); v != nil {
-		r.RetryAfter = parseRetryAfter(v, time.Now())
+		r.RetryAfter = parseRetryAfter(v, now)
 	}
+	r.Quota = readQuota(c.resp.Header.Peek, now)
 	if wantPolicy {
 		r.Policy = string(c.resp.Header.Peek("RateLimit-Policy"))
 	}

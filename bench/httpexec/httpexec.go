@@ -1,6 +1,7 @@
 // Package httpexec sends the requests of `ratebench attack`: one HTTP
 // request per call of Client.Do, and what its response says that a
-// rate-limit benchmark counts (the status, Retry-After, RateLimit-Policy),
+// rate-limit benchmark counts (the status, Retry-After, RateLimit-Policy,
+// the quota left as RateLimit or X-RateLimit fields say),
 // or how it failed. It writes no HTTP itself: plain http goes through
 // fasthttp, https (and HTTP/2, or http when asked) through net/http.
 //
@@ -107,6 +108,9 @@ type Response struct {
 	// Policy is the RateLimit-Policy field value as sent (see
 	// ParsePolicy), only when Do was asked for it; "" otherwise.
 	Policy string
+	// Quota is what the response's rate-limit fields said of the quota
+	// left (see readQuota); NoQuota without them or a response.
+	Quota Quota
 	// Kind is None, or how the request failed without a whole response.
 	Kind Kind
 	// Attempts counts the times the whole request was written to a
@@ -190,10 +194,10 @@ func (c *Client) Check(ctx context.Context) error {
 // of its own when wantPolicy is false or the field absent.
 func (c *Client) Do(key string, wantPolicy bool) Response {
 	if c.d.aborted.Load() {
-		return Response{RetryAfter: NoRetryAfter, Kind: Canceled, Err: ErrAborted}
+		return Response{RetryAfter: NoRetryAfter, Quota: NoQuota, Kind: Canceled, Err: ErrAborted}
 	}
 	if c.t.keyHeader != "" && strings.ContainsAny(key, "\r\n\x00") {
-		return Response{RetryAfter: NoRetryAfter, Kind: Other, Err: fmt.Errorf("%w: key %q holds CR, LF or NUL", ErrBadRequest, key)}
+		return Response{RetryAfter: NoRetryAfter, Quota: NoQuota, Kind: Other, Err: fmt.Errorf("%w: key %q holds CR, LF or NUL", ErrBadRequest, key)}
 	}
 	if c.fast != nil {
 		return c.fast.do(key, wantPolicy)

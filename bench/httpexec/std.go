@@ -115,7 +115,7 @@ func (s *stdClient) do(key string, wantPolicy bool) Response {
 		_, err = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
-	r := Response{RetryAfter: NoRetryAfter, Attempts: int(call.wrote.Load())}
+	r := Response{RetryAfter: NoRetryAfter, Quota: NoQuota, Attempts: int(call.wrote.Load())}
 	if resp != nil && r.Attempts == 0 {
 		r.Attempts = 1 // answered before its write ended: the hook may not have run yet
 	}
@@ -130,9 +130,16 @@ func (s *stdClient) do(key string, wantPolicy bool) Response {
 		return r
 	}
 	r.Status = resp.StatusCode
+	now := time.Now()
 	if v, ok := resp.Header["Retry-After"]; ok && len(v) > 0 {
-		r.RetryAfter = parseRetryAfter([]byte(v[0]), time.Now())
+		r.RetryAfter = parseRetryAfter([]byte(v[0]), now)
 	}
+	r.Quota = readQuota(func(name string) []byte {
+		if v := resp.Header.Values(name); len(v) > 0 {
+			return []byte(v[0])
+		}
+		return nil
+	}, now)
 	if wantPolicy {
 		r.Policy = resp.Header.Get("RateLimit-Policy")
 	}
