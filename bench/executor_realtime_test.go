@@ -17,8 +17,9 @@ import (
 
 // fakeServer is an Executor that answers each request from a goroutine of
 // its own after delay, as a server behind a connection would: key "k0"
-// gets 429 with Retry-After 1, "k1" a 503, "k2" a 404, the others 200,
-// and every answer advertises 100 per second. hang makes it never answer
+// gets 429 with Retry-After 1, "k1" a 503, "k2" a 404, the others 200
+// with 7 remaining for a second, and every answer advertises 100 per
+// second. hang makes it never answer
 // until Abort.
 type fakeServer struct {
 	delay   time.Duration
@@ -35,7 +36,7 @@ func newFakeServer(delay time.Duration) *fakeServer {
 func (f *fakeServer) Start(r bench.Request, done chan<- bench.Outcome) {
 	f.started.Add(1)
 	go func() {
-		o := bench.Outcome{Seq: r.Seq, Sent: time.Now(), Attempts: 1, RetryAfter: bench.NoRetryAfter}
+		o := bench.Outcome{Seq: r.Seq, Sent: time.Now(), Attempts: 1, RetryAfter: bench.NoRetryAfter, Remaining: -1, ResetAfter: -1}
 		if f.hang {
 			<-f.aborted
 		} else if f.delay > 0 {
@@ -63,7 +64,7 @@ func (f *fakeServer) Start(r bench.Request, done chan<- bench.Outcome) {
 		case "k2":
 			o.Class, o.Status, o.Kind = bench.Failed, 404, "http_4xx"
 		default:
-			o.Class, o.Status = bench.Admitted, 200
+			o.Class, o.Status, o.Remaining, o.ResetAfter = bench.Admitted, 200, 7, time.Second
 		}
 		done <- o
 	}()
@@ -111,6 +112,43 @@ func TestExecutorCounts(t *testing.T) {
 	}
 	if run.Live.Reordered != 0 {
 		t.Errorf("%d answers reached the collector out of order", run.Live.Reordered)
+	}
+}
+
+// TestExecutorTrace: the trace of an executor pass holds every request
+// sent, in send order though answers come back out of it over four
+// workers, each row with its answer.
+func TestExecutorTrace(t *testing.T) {
+	srv := newFakeServer(2 * time.Millisecond)
+	var tr rowsTracer
+	cfg := execConfig(2000, 500*time.Millisecond, 5)
+	cfg.Trace = &tr
+	run, _, err := bench.LiveExecutor(context.Background(), cfg, bench.Target{Name: "http"}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(len(tr.rows)) != run.Offered || run.Offered == 0 {
+		t.Fatalf("%d rows for %d requests", len(tr.rows), run.Offered)
+	}
+	want := map[string]struct {
+		status    int
+		outcome   bench.Class
+		remaining int64
+	}{"k0": {429, bench.Rejected, -1}, "k1": {503, bench.Failed, -1}, "k2": {404, bench.Failed, -1}, "k3": {200, bench.Admitted, 7}, "k4": {200, bench.Admitted, 7}}
+	for i, r := range tr.rows {
+		w := want[r.Key]
+		switch {
+		case r.Seq != int64(i) || r.Algorithm != "http":
+			t.Fatalf("row %d: seq %d of %q", i, r.Seq, r.Algorithm)
+		case i > 0 && r.Intended < tr.rows[i-1].Intended:
+			t.Fatalf("row %d intended at %v, before row %d's %v", i, r.Intended, i-1, tr.rows[i-1].Intended)
+		case r.Sent < r.Intended || r.Done < r.Sent+2*time.Millisecond:
+			t.Fatalf("row %d: intended %v sent %v done %v; the server takes 2ms", i, r.Intended, r.Sent, r.Done)
+		case r.Status != w.status || r.Outcome != w.outcome || r.Remaining != w.remaining || r.Attempts != 1:
+			t.Fatalf("row %d of %s: %+v", i, r.Key, r)
+		case r.Outcome == bench.Rejected && r.RetryAfter != time.Second, r.Outcome == bench.Failed && r.ErrorKind == "":
+			t.Fatalf("row %d: %+v", i, r)
+		}
 	}
 }
 

@@ -43,6 +43,7 @@ type liveCollector struct {
 	policy   algorithms.Policy
 	source   string    // PolicyFrom..., for an executor pass
 	early    []liveRec // decisions in order, waiting for the policy
+	trace    *traceOrder
 	ref      algorithms.Limiter
 	refErr   error
 	failOpen bool
@@ -58,10 +59,14 @@ type liveCollector struct {
 }
 
 func newLiveCollector(p *livePass, ref algorithms.Limiter) *liveCollector {
-	return &liveCollector{
+	c := &liveCollector{
 		p: p, ref: ref, failOpen: p.target.FailOpen,
 		queues: make([][]liveRec, len(p.workers)), heads: make([]int, len(p.workers)),
 	}
+	if t := p.cfg.Trace; t != nil && !p.calibrate {
+		c.trace = &traceOrder{t: t}
+	}
+	return c
 }
 
 // begin builds the recorder once the policy is known, from source.
@@ -81,8 +86,11 @@ func (c *liveCollector) begin(pol algorithms.Policy, source string) {
 }
 
 // settle begins the recorder at the end of a pass whose policy never came,
-// and feeds what waited for it.
+// and feeds what waited for it; and hands the trace's last rows over.
 func (c *liveCollector) settle() {
+	if c.trace != nil {
+		c.trace.flush()
+	}
 	if c.rec != nil {
 		return
 	}
@@ -183,6 +191,9 @@ func (c *liveCollector) receive(keep []bool) {
 		case ch := <-c.p.chunks:
 			if keep == nil || keep[ch.worker] {
 				c.queues[ch.worker] = append(c.queues[ch.worker], ch.recs...)
+				if c.trace != nil {
+					c.trace.add(ch.rows)
+				}
 			}
 			clear(ch.recs)
 			select {

@@ -150,6 +150,7 @@ func (p *livePass) run(ctx context.Context, coll *liveCollector) (*result.Run, e
 		coll.rec.Disagree(coll.falseAdm, coll.falseRej)
 	}
 	run := coll.rec.Finish(coll.policy, int64(max(span, 1)))
+	run.StartUnixNS = p.start.UnixNano()
 	liveMeasures(&run, cfg, s, results, span, wall)
 	run.Live.Reordered = coll.reordered
 	if p.exec != nil {

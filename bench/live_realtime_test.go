@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
@@ -321,4 +322,50 @@ func ExampleLive() {
 	fmt.Printf("%s: offered %d, admitted %d, dropped %d, latency measured for %d\n",
 		r.Algorithm, r.Offered, r.Admitted, r.Live.Dropped, r.Latency.Count)
 	// Output: gcra: offered 50, admitted 50, dropped 0, latency measured for 50
+}
+
+// TestLiveTrace: a live run's trace holds each pass's requests in send
+// order over several workers, a shaper's rows done when served, and no
+// row of the calibration.
+func TestLiveTrace(t *testing.T) {
+	p := algorithms.Policy{Limit: 50, Window: time.Second}
+	cfg := liveConfig(p, workload.Spec{Name: "constant", Rate: 2000, Duration: 500 * time.Millisecond, Keys: 3})
+	cfg.Calibration, cfg.Workers = 0, 4
+	var tr rowsTracer
+	cfg.Trace = &tr
+	var targets []bench.Target
+	for _, name := range []string{"gcra", "leaky-queue"} {
+		e, err := all.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		targets = append(targets, bench.Target{Name: name, Shaper: e.Shaper, New: func() (algorithms.Limiter, error) { return e.New(p) }})
+	}
+	runs := live(t, cfg, targets)
+	i := 0
+	for _, run := range runs {
+		var admitted, served int64
+		for seq := range run.Offered {
+			r := tr.rows[i]
+			i++
+			if r.Seq != seq || r.Algorithm != run.Algorithm || r.Sent < r.Intended || r.Done < r.Sent {
+				t.Fatalf("%s row %d: %+v", run.Algorithm, seq, r)
+			}
+			if r.Outcome == bench.Admitted {
+				admitted++
+				if r.Done-r.Sent >= 10*time.Millisecond {
+					served++
+				}
+			}
+		}
+		if admitted != run.Admitted {
+			t.Errorf("%s: %d admitted rows, run admitted %d", run.Algorithm, admitted, run.Admitted)
+		}
+		if run.Algorithm == "leaky-queue" && served == 0 {
+			t.Error("leaky-queue: no admitted row served later than sent")
+		}
+	}
+	if i != len(tr.rows) {
+		t.Errorf("%d rows, the runs offered %d: the calibration's are in the trace", len(tr.rows), i)
+	}
 }

@@ -10,6 +10,7 @@ import (
 
 // liveJob is one arrival handed to a worker.
 type liveJob struct {
+	seq     int64         // the job's number in the pass, in send order
 	at      time.Duration // intended instant, since the pass's start
 	sent    time.Duration // the scheduler's clock when it sent the job: <= the call's start
 	key     string
@@ -97,7 +98,7 @@ func (p *livePass) schedule(ctx context.Context, stream workload.Stream, until t
 				continue
 			}
 		}
-		if !p.disp.send(liveJob{at: a.At, sent: now, key: a.Key, cost: a.Cost, replica: replica}) {
+		if !p.disp.send(liveJob{seq: s.sent, at: a.At, sent: now, key: a.Key, cost: a.Cost, replica: replica}) {
 			s.dropped++ // more than maxQueued waiting for a worker
 			continue
 		}
@@ -148,7 +149,7 @@ loop:
 			break
 		}
 		now := p.elapsed()
-		if !p.disp.send(liveJob{at: now, sent: now, key: a.Key, cost: a.Cost}) {
+		if !p.disp.send(liveJob{seq: s.sent, at: now, sent: now, key: a.Key, cost: a.Cost}) {
 			s.dropped++
 			continue
 		}

@@ -38,10 +38,12 @@ type liveRec struct {
 	err     error
 }
 
-// liveChunk is a run of one worker's decisions, in instant order.
+// liveChunk is a run of one worker's decisions, in instant order, and,
+// when the run is traced, their rows.
 type liveChunk struct {
 	worker int
 	recs   []liveRec
+	rows   []TraceRow
 }
 
 // measure is what one request adds to a worker's histograms; -1 where it
@@ -109,6 +111,7 @@ func (a *answerCounts) merge(b answerCounts) {
 
 // flying is a request an executor is performing for a worker.
 type flying struct {
+	seq      int64
 	at, sent time.Duration // intended instant; the scheduler's clock when it sent the job
 	key      string
 	cost     int64
@@ -140,6 +143,7 @@ type liveWorker struct {
 	timer      *time.Timer
 	meas       [measureBatch]measure
 	nmeas      int
+	rows       []TraceRow // the buffered decisions' rows, when traced
 	res        workerResult
 
 	// An executor's requests in flight, oldest first, numbered from
@@ -216,6 +220,13 @@ func (w *liveWorker) do(j liveJob) {
 		done = p.elapsed()
 	}
 	w.buf = append(w.buf, liveRec{at: int64(start), key: j.key, cost: j.cost, delay: int64(d.Delay), allowed: d.Allowed, full: d.TableFull, err: err})
+	if p.cfg.Trace != nil {
+		end := done
+		if wait {
+			end = start + d.Delay // served then, unless the pass ends first
+		}
+		w.rows = append(w.rows, decisionRow(j.seq, p.target.Name, j.at, start, end, j.key, d, err))
+	}
 	late := max(start-j.at, 0) // >= 0: the scheduler sends at or after the intended instant
 	if late > p.cfg.LateAfter {
 		w.res.lateCount++
@@ -343,7 +354,7 @@ func (w *liveWorker) setFloor() {
 // the floor down until it is answered.
 func (w *liveWorker) start(j liveJob) {
 	p := w.p
-	w.flying = append(w.flying, flying{at: j.at, sent: j.sent, key: j.key, cost: j.cost})
+	w.flying = append(w.flying, flying{seq: j.seq, at: j.at, sent: j.sent, key: j.key, cost: j.cost})
 	if len(w.flying) == 1 && len(w.buf) == 0 {
 		w.floor.Store(int64(j.sent))
 	}
@@ -369,6 +380,9 @@ func (w *liveWorker) complete(o Outcome) {
 		rec.err = kindError{kind: o.Kind, err: o.Err}
 	}
 	w.buf = append(w.buf, rec)
+	if p.cfg.Trace != nil {
+		w.rows = append(w.rows, outcomeRow(f, &o, p.target.Name, start, done))
+	}
 	w.res.answers.add(&o)
 	late := max(start-f.at, 0)
 	if late > p.cfg.LateAfter {
@@ -444,8 +458,10 @@ func (w *liveWorker) flush() {
 	if w.p.exec != nil {
 		w.setFloor()
 	}
+	rows := w.rows
+	w.rows = nil
 	select {
-	case w.p.chunks <- liveChunk{worker: w.id, recs: recs}:
+	case w.p.chunks <- liveChunk{worker: w.id, recs: recs, rows: rows}:
 	case <-w.p.abandon:
 	}
 	if full {

@@ -26,6 +26,9 @@ type Config struct {
 	// run has at most 4000 bins.
 	Bin      time.Duration
 	Progress Progress
+	// Trace, when set, receives every request of the run, in send order
+	// (requests.csv). Nil costs nothing on the hot path.
+	Trace Tracer
 }
 
 // span returns Span, or Workload.Duration when Span is 0.
@@ -127,6 +130,13 @@ func simPass(ctx context.Context, cfg Config, t Target, ref *bitset) (*result.Ru
 			next = 0
 		}
 		rec.Add(a, d, err)
+		if cfg.Trace != nil {
+			done := a.At
+			if d.Allowed && err == nil {
+				done += d.Delay
+			}
+			cfg.Trace.Row(decisionRow(i, t.Name, a.At, a.At, done, a.Key, d, err))
+		}
 		if ref != nil {
 			allowed := d.Allowed && err == nil || err != nil && t.FailOpen
 			if want := ref.get(i); allowed != want {

@@ -242,18 +242,23 @@ func (r *replayStream) Close() error {
 	return c.Close()
 }
 
-// csvSource reads a CSV trace whose header names the columns at_ns, key and
-// cost, in any order; other columns are ignored.
+// csvSource reads a CSV trace whose header names the columns at_ns (or
+// intended_ns), key and, optionally, cost, in any order; other columns are
+// ignored. Without a cost column every arrival costs 1. With an algorithm
+// column (a requests.csv, which holds one pass per algorithm) it reads the
+// first algorithm's rows only: the workload that every pass was sent.
 type csvSource struct {
-	name          string
-	r             *csv.Reader
-	lim           *recordLimit
-	at, key, cost int // column indexes
-	lastLine      int
+	name                string
+	r                   *csv.Reader
+	lim                 *recordLimit
+	at, key, cost, algo int    // column indexes; cost and algo -1 when absent
+	first               string // the first row's algorithm
+	started             bool   // first is set
+	lastLine            int
 }
 
 func newCSVSource(name string, br *bufio.Reader) (*csvSource, error) {
-	c := &csvSource{name: name, at: -1, key: -1, cost: -1}
+	c := &csvSource{name: name, at: -1, key: -1, cost: -1, algo: -1}
 	c.lim = &recordLimit{r: br, max: maxTraceLine, line: 1}
 	c.r = csv.NewReader(c.lim)
 	c.r.ReuseRecord = true
@@ -267,16 +272,21 @@ func newCSVSource(name string, br *bufio.Reader) (*csvSource, error) {
 		return nil, e
 	}
 	line, _ := c.r.FieldPos(0)
+	intended := -1
 	for i, h := range header {
 		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
 		var col *int
 		switch h {
 		case "at_ns":
 			col = &c.at
+		case "intended_ns":
+			col = &intended
 		case "key":
 			col = &c.key
 		case "cost":
 			col = &c.cost
+		case "algorithm":
+			col = &c.algo
 		default:
 			continue
 		}
@@ -285,9 +295,12 @@ func newCSVSource(name string, br *bufio.Reader) (*csvSource, error) {
 		}
 		*col = i
 	}
-	if c.at < 0 || c.key < 0 || c.cost < 0 {
+	if c.at < 0 {
+		c.at = intended
+	}
+	if c.at < 0 || c.key < 0 {
 		return nil, &traceError{name: name, line: line, invalid: true,
-			msg: fmt.Sprintf("header %q must name the columns at_ns,key,cost", strings.Join(header, ","))}
+			msg: fmt.Sprintf("header %q must name the columns at_ns (or intended_ns), key and, optionally, cost", strings.Join(header, ","))}
 	}
 	c.lastLine = line
 	return c, nil
@@ -302,7 +315,18 @@ func (c *csvSource) next() (traceRecord, error) {
 		return traceRecord{}, c.readErr(rec, err)
 	}
 	c.lastLine, _ = c.r.FieldPos(0)
-	return traceRecord{line: c.lastLine, at: rec[c.at], key: rec[c.key], cost: rec[c.cost], quoteText: true}, nil
+	if c.algo >= 0 {
+		if !c.started {
+			c.first, c.started = strings.Clone(rec[c.algo]), true
+		} else if rec[c.algo] != c.first {
+			return traceRecord{}, io.EOF // the next pass: the same arrivals again
+		}
+	}
+	cost := "1"
+	if c.cost >= 0 {
+		cost = rec[c.cost]
+	}
+	return traceRecord{line: c.lastLine, at: rec[c.at], key: rec[c.key], cost: cost, quoteText: true}, nil
 }
 
 // readErr turns an error of csv.Reader.Read into a *traceError.

@@ -129,6 +129,15 @@ func TestReplayFormats(t *testing.T) {
 		{name: "sniff BOM", file: "t", content: "\ufeff \n{\"at_ns\":1,\"key\":\"a\",\"cost\":1}", want: []Arrival{{At: 1, Key: "a", Cost: 1}}},
 		// Equal instants are fine: the order is non-decreasing.
 		{name: "equal instants", file: "t.csv", content: "at_ns,key,cost\n7,a,1\n7,b,1\n", want: []Arrival{{At: 7, Key: "a", Cost: 1}, {At: 7, Key: "b", Cost: 1}}},
+		// No cost column: every arrival costs 1.
+		{name: "csv without cost", file: "t.csv", content: "key,at_ns\na,4\n", want: []Arrival{{At: 4, Key: "a", Cost: 1}}},
+		// A requests.csv: intended_ns is the instant, the first algorithm's
+		// rows are the workload, the other passes' rows are not read.
+		{name: "requests.csv", file: "requests.csv", content: "algorithm,intended_ns,sent_ns,done_ns,key,source,status,outcome,attempts,retry_after_ns,ratelimit_remaining,ratelimit_reset_ns,error_kind\n" +
+			"gcra,0,3,9,k0,,0,admitted,0,-1,4,100,\ngcra,5,8,12,\"k,1\",,0,rejected,0,50,-1,-1,\nfixed-window,0,2,3,k0,,0,admitted,0,-1,-1,-1,\n",
+			want: []Arrival{{At: 0, Key: "k0", Cost: 1}, {At: 5, Key: "k,1", Cost: 1}}},
+		// at_ns wins over intended_ns when a trace has both.
+		{name: "at_ns over intended_ns", file: "t.csv", content: "intended_ns,at_ns,key\n9,1,a\n", want: []Arrival{{At: 1, Key: "a", Cost: 1}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -172,7 +181,7 @@ func TestReplayErrors(t *testing.T) {
 		// CSV syntax: a stray quote.
 		{name: "csv bad quote", file: "trace.csv", content: "at_ns,key,cost\n1,a\"b,1\n", want: `trace.csv line 2: column 4: bare " in non-quoted-field`},
 		// The header must name the columns.
-		{name: "csv no header", file: "trace.csv", content: "0,a,1\n", atNew: true, want: `trace.csv line 1: header "0,a,1" must name the columns at_ns,key,cost`},
+		{name: "csv no header", file: "trace.csv", content: "0,a,1\n", atNew: true, want: `trace.csv line 1: header "0,a,1" must name the columns at_ns (or intended_ns), key and, optionally, cost`},
 		// A column named twice is ambiguous.
 		{name: "csv duplicate column", file: "trace.csv", content: "at_ns,key,cost,key\n", atNew: true, want: `trace.csv line 1: header names column "key" twice`},
 		// An empty file is not a trace.

@@ -73,6 +73,10 @@ type Run struct {
 	Algorithm string `json:"algorithm"`
 	Backend   string `json:"backend"`
 	Replicas  int    `json:"replicas"`
+	// StartUnixNS is when a live or HTTP pass started, in Unix ns: the
+	// zero of its rows in requests.csv. 0 for a simulation, whose zero is
+	// virtual.
+	StartUnixNS int64 `json:"start_unix_ns,omitempty"`
 
 	Offered  int64 `json:"offered"`
 	Admitted int64 `json:"admitted"`

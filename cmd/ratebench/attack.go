@@ -51,7 +51,7 @@ type attackFlags struct {
 	limit, burst                                              int64
 	maxArrivals                                               float64
 	seed                                                      uint64
-	honor, noReport, insecure, connsSet, durationSet          bool
+	honor, noReport, insecure, connsSet, durationSet, noTrace bool
 }
 
 // Defaults of attack's flags.
@@ -89,6 +89,7 @@ func (f *attackFlags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 1, "workload seed")
 	fs.StringVar(&f.out, "out", "", "output folder: new, empty, or an earlier result's, whose outputs are replaced (default results/<timestamp>-attack)")
 	fs.BoolVar(&f.noReport, "no-report", false, "write result.json only")
+	fs.BoolVar(&f.noTrace, "no-trace", false, "do not write requests.csv (one row per request, in send order)")
 	fs.IntVar(&f.burstSize, "burst-size", 0, "burst workload: arrivals per burst")
 	durationVar(fs, &f.burstEvery, "burst-every", 0, "burst workload: time between bursts")
 	durationVar(fs, &f.on, "on", 0, "burst workload: on period (with -off)")
@@ -259,7 +260,7 @@ func (e *env) attackCommand() *command {
 		if f.cpus > 0 {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(f.cpus))
 		}
-		return e.attack(ctx, a, out, f.seed, f.noReport)
+		return e.attack(ctx, a, out, f.seed, f.noReport, !f.noTrace)
 	}
 	return c
 }
@@ -267,8 +268,16 @@ func (e *env) attackCommand() *command {
 // attack runs the attack on the live engine, prints the summary table,
 // then writes result.json (also after Ctrl-C, for what ran) and the
 // report into out.
-func (e *env) attack(ctx context.Context, a *attack, out *outDir, seed uint64, noReport bool) error {
+func (e *env) attack(ctx context.Context, a *attack, out *outDir, seed uint64, noReport, trace bool) error {
 	meta := result.NewMeta("http", seed, e.args)
+	tw, err := startTrace(out, trace)
+	if err != nil {
+		out.abandon()
+		return err
+	}
+	if tw != nil {
+		a.cfg.Trace = tw
+	}
 	bars := newBars(e.stderr)
 	a.cfg.Progress = bars.progress()
 	exec := httpexec.NewExecutor(a.client, a.cfg.Connections, a.cfg.MaxInFlight, a.reject)
@@ -279,6 +288,9 @@ func (e *env) attack(ctx context.Context, a *attack, out *outDir, seed uint64, n
 	meta.ElapsedNS = int64(time.Since(start))
 	interrupted := errors.Is(err, context.Canceled)
 	if err != nil && !interrupted {
+		if tw != nil {
+			tw.Abort()
+		}
 		out.abandon()
 		return err
 	}
@@ -295,7 +307,7 @@ func (e *env) attack(ctx context.Context, a *attack, out *outDir, seed uint64, n
 	w["name"] = a.cfg.Workload.Name
 	w["url"] = a.url
 	r := &result.Result{Meta: meta, Policy: result.PolicyOf(pol), Workload: w, Runs: runs}
-	if err := e.write(out, r, noReport); err != nil {
+	if err := e.endTrace(tw, out, e.write(out, r, noReport)); err != nil {
 		if interrupted {
 			return fmt.Errorf("%w: %w", errInterrupted, err)
 		}

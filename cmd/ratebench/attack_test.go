@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"net"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/ratebench/ratebench/bench/httpexec"
 	"github.com/ratebench/ratebench/bench/result"
+	"github.com/ratebench/ratebench/bench/tracefile"
 	"github.com/ratebench/ratebench/report"
 )
 
@@ -86,6 +88,21 @@ func TestAttackCountsMatchServer(t *testing.T) {
 				}
 				if !strings.Contains(stdout, "status: 200: ") || !strings.Contains(stdout, "http@"+host) {
 					t.Errorf("stdout lacks the table or the status line:\n%s", stdout)
+				}
+				// The trace: a row per request, its 200s the server's
+				// admitted, each with the quota the server said was left.
+				rows := traceRows(t, out)
+				var ok200 int64
+				for _, r := range rows {
+					if r["status"] == "200" {
+						ok200++
+						if r["outcome"] != "admitted" || r["ratelimit_remaining"] == "-1" {
+							t.Errorf("row %v", r)
+						}
+					}
+				}
+				if int64(len(rows)) != run.Offered || ok200 != admitted {
+					t.Errorf("trace: %d rows, %d of them 200s; want %d and %d", len(rows), ok200, run.Offered, admitted)
 				}
 			})
 		})
@@ -260,7 +277,34 @@ func TestAttackInterrupt(t *testing.T) {
 		if !strings.Contains(stderr, "interrupted") {
 			t.Errorf("stderr %q: want the interrupt said", stderr)
 		}
+		// Each request sent has its row: nothing lost to the interrupt.
+		if rows := traceRows(t, out); int64(len(rows)) != run.Offered {
+			t.Errorf("trace: %d rows for %d requests", len(rows), run.Offered)
+		}
 	})
+}
+
+// traceRows reads the requests.csv of the folder dir, each row by column.
+func traceRows(t *testing.T, dir string) []map[string]string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, tracefile.Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(recs) == 0 {
+		t.Fatalf("requests.csv: %v", err)
+	}
+	var rows []map[string]string
+	for _, rec := range recs[1:] {
+		r := map[string]string{}
+		for i, name := range recs[0] {
+			r[name] = rec[i]
+		}
+		rows = append(rows, r)
+	}
+	return rows
 }
 
 // TestAttackClosedLoop: -rate 0 runs a closed loop over -connections.
@@ -269,7 +313,7 @@ func TestAttackClosedLoop(t *testing.T) {
 		s := startServe(t, "-limit", "1000000", "-window", "1s")
 		atk := filepath.Join(t.TempDir(), "atk")
 		code, stdout, stderr := attackCLI(t, context.Background(), "-url", s.url, "-rate", "0", "-connections", "4", "-duration", "300ms",
-			"-no-report", "-out", atk, "-client", client)
+			"-no-report", "-no-trace", "-out", atk, "-client", client)
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
@@ -283,6 +327,9 @@ func TestAttackClosedLoop(t *testing.T) {
 		}
 		if !strings.Contains(stdout, "closed loop over 4 connections") {
 			t.Errorf("stdout:\n%s", stdout)
+		}
+		if _, err := os.Stat(filepath.Join(atk, tracefile.Name)); err == nil {
+			t.Error("-no-trace wrote requests.csv")
 		}
 		_, totalsLine := s.stop(t)
 		if admitted, _ := totals(t, totalsLine); admitted != run.Admitted {

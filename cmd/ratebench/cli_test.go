@@ -43,6 +43,7 @@ func TestBadInputExits2WithOneLineAndNoFolder(t *testing.T) {
 		{"unknown command", []string{"fly"}, "fly"},
 		{"bad boundary limit", []string{"boundary", "-limit", "-3"}, "limit"},
 		{"missing scenario", []string{"run", "-scenario", "nope.yaml"}, "nope.yaml"},
+		{"trace of a scenario", []string{"run", "-scenario", "default", "-trace"}, "-trace"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

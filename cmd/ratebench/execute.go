@@ -22,6 +22,7 @@ type measured struct {
 	out      *outDir
 	seed     uint64
 	noReport bool
+	trace    bool     // write requests.csv
 	warnings []string // said before the run starts
 }
 
@@ -41,6 +42,14 @@ func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
 		}
 	}
 	meta := result.NewMeta(m.eng.mode, m.seed, e.args)
+	tw, err := startTrace(m.out, m.trace)
+	if err != nil {
+		m.out.abandon()
+		return nil, err
+	}
+	if tw != nil {
+		m.cfg.Trace = tw
+	}
 	bars := newBars(e.stderr)
 	m.cfg.Progress = bars.progress()
 	start := time.Now()
@@ -49,6 +58,9 @@ func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
 	meta.ElapsedNS = int64(time.Since(start))
 	interrupted := errors.Is(err, context.Canceled)
 	if err != nil && !interrupted {
+		if tw != nil {
+			tw.Abort()
+		}
 		m.out.abandon()
 		return nil, err
 	}
@@ -61,7 +73,7 @@ func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
 	if e.beforeWrite != nil {
 		e.beforeWrite()
 	}
-	if err := e.write(m.out, res, m.noReport); err != nil {
+	if err := e.endTrace(tw, m.out, e.write(m.out, res, m.noReport)); err != nil {
 		if interrupted {
 			return res, fmt.Errorf("%w: %w", errInterrupted, err)
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/bench/result"
+	"github.com/ratebench/ratebench/bench/tracefile"
 	"github.com/ratebench/ratebench/report"
 )
 
@@ -195,8 +196,9 @@ func (o *outDir) sub(name string) (*outDir, error) {
 }
 
 // writeResult writes res as the folder's result.json, then removes the
-// earlier result's report (its page, charts, CSV and .hgrm files), which
-// no longer describes it: the report of res is written next.
+// earlier result's report and trace (its page, charts, CSV and .hgrm
+// files, requests.csv), which no longer describe it: the report and trace
+// of res are put in place next.
 func (o *outDir) writeResult(res *result.Result) error {
 	if err := res.WriteFile(filepath.Join(o.path, resultFile)); err != nil {
 		return err
@@ -204,7 +206,7 @@ func (o *outDir) writeResult(res *result.Result) error {
 	if o.old == nil {
 		return nil
 	}
-	for _, f := range report.Files(o.old) {
+	for _, f := range append(report.Files(o.old), tracefile.Name) {
 		if err := os.Remove(filepath.Join(o.path, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}

@@ -79,10 +79,10 @@ func TestOutReplacesOwnOutputs(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r")
 	// First: three keys (keys.png) and a shaper (leaky-queue.hgrm).
-	if code, _, stderr := runCLI(t, dir, "run", "-algos", "gcra,leaky-queue", "-keys", "3", "-duration", "2s", "-out", out); code != 0 {
+	if code, _, stderr := runCLI(t, dir, "run", "-algos", "gcra,leaky-queue", "-keys", "3", "-duration", "2s", "-trace", "-out", out); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, f := range []string{"keys.png", "leaky-queue.hgrm", "report.html"} {
+	for _, f := range []string{"keys.png", "leaky-queue.hgrm", "report.html", "requests.csv"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Fatalf("the first run wrote no %s: %v", f, err)
 		}
@@ -91,11 +91,11 @@ func TestOutReplacesOwnOutputs(t *testing.T) {
 	if err := os.WriteFile(mine, []byte("keep me"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// Second: one key, no shaper.
+	// Second: one key, no shaper, no trace.
 	if code, _, stderr := runCLI(t, dir, "run", "-algos", "gcra", "-duration", "2s", "-out", out); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, f := range []string{"keys.png", "leaky-queue.hgrm"} {
+	for _, f := range []string{"keys.png", "leaky-queue.hgrm", "requests.csv"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err == nil {
 			t.Errorf("%s of the first run is still there", f)
 		}

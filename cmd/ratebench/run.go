@@ -35,7 +35,7 @@ type runFlags struct {
 	keys, replicas, workers, maxInFlight, burstSize int
 	maxKeys                                         int
 	seed                                            uint64
-	noReport, durationSet                           bool
+	noReport, durationSet, trace                    bool
 	backend                                         backendFlags
 }
 
@@ -67,6 +67,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	durationVar(fs, &f.on, "on", 0, "burst workload: on period (with -off)")
 	durationVar(fs, &f.off, "off", 0, "burst workload: off period")
 	fs.BoolVar(&f.noReport, "no-report", false, "write result.json only")
+	fs.BoolVar(&f.trace, "trace", false, "also write requests.csv: one row per request, in send order (replayable with -workload replay:FILE)")
 }
 
 // bounds are the limits every measuring command checks a workload
@@ -248,6 +249,7 @@ func (f *runFlags) plan(ctx context.Context) (measured, func() error, error) {
 		out:      out,
 		seed:     f.seed,
 		noReport: f.noReport,
+		trace:    f.trace,
 		warnings: costWarnings(names, f.cost, p),
 	}
 	return m, closeFn, nil
@@ -265,6 +267,9 @@ func (e *env) runCommand() *command {
 		if f.scenario != "" {
 			if f.mode != "sim" {
 				return usagef("-scenario runs in sim mode only; drop -mode %s", f.mode)
+			}
+			if f.trace {
+				return usagef("-trace writes one run's requests; it does not go with -scenario")
 			}
 			b, err := f.bounds()
 			if err != nil {
