@@ -113,6 +113,11 @@ func TestExecutorCounts(t *testing.T) {
 	if run.Live.Reordered != 0 {
 		t.Errorf("%d answers reached the collector out of order", run.Live.Reordered)
 	}
+	// The decisions count at send instants; the server decided up to an
+	// answer later.
+	if u := run.TimingUncertaintyNS; u != run.Live.Service.P99 || u < int64(2*time.Millisecond) {
+		t.Errorf("timing uncertainty %v, service p99 %v: want the one the other, at least the server's 2ms", time.Duration(u), time.Duration(run.Live.Service.P99))
+	}
 }
 
 // TestExecutorTrace: the trace of an executor pass holds every request

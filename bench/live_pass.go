@@ -152,6 +152,9 @@ func (p *livePass) run(ctx context.Context, coll *liveCollector) (*result.Run, e
 	run := coll.rec.Finish(coll.policy, int64(max(span, 1)))
 	run.StartUnixNS = p.start.UnixNano()
 	liveMeasures(&run, cfg, s, results, span, wall)
+	if p.exec != nil && run.Live.Service != nil {
+		run.TimingUncertaintyNS = run.Live.Service.P99 // the server decided between send and answer
+	}
 	run.Live.Reordered = coll.reordered
 	if p.exec != nil {
 		run.DisagreementPct = -1

@@ -109,13 +109,16 @@ func (a *answerCounts) merge(b answerCounts) {
 	}
 }
 
-// flying is a request an executor is performing for a worker.
+// flying is a request an executor is performing for a worker, and once
+// done its decision and row, held until every earlier one is done.
 type flying struct {
 	seq      int64
 	at, sent time.Duration // intended instant; the scheduler's clock when it sent the job
 	key      string
 	cost     int64
 	done     bool
+	rec      liveRec
+	row      TraceRow
 }
 
 // liveWorker calls the limiters for the jobs it takes. Its histograms and
@@ -153,6 +156,7 @@ type liveWorker struct {
 	flying   []flying
 	headSeq  uint64
 	bufFloor int64
+	lastSent int64 // the instant of the decision handed to the buffer last
 }
 
 func newLiveWorker(p *livePass, id int) *liveWorker {
@@ -362,8 +366,12 @@ func (w *liveWorker) start(j liveJob) {
 	p.exec.Start(Request{Seq: seq, Key: j.key, Cost: j.cost, Policy: p.wantPolicy.Load()}, w.outcomes)
 }
 
-// complete records the outcome of a request the executor performed: its
-// decision at the instant the answer came, and its measures.
+// complete records the outcome of a request the executor performed, and
+// its measures. Its decision counts at the instant the request was sent:
+// the server decided after it, and before the answer, but the send
+// instants are the ones the client controls (a schedule's spacing, a
+// burst's edge). Decisions go to the buffer in send order, when every
+// earlier request of the worker is done.
 func (w *liveWorker) complete(o Outcome) {
 	p := w.p
 	f := &w.flying[o.Seq-w.headSeq]
@@ -372,16 +380,12 @@ func (w *liveWorker) complete(o Outcome) {
 	if p.cfg.Closed { // intended when sent: latency is the service time
 		f.at = start
 	}
-	if len(w.buf) == 0 {
-		w.bufFloor = int64(f.sent)
-	}
-	rec := liveRec{at: int64(done), key: f.key, cost: f.cost, class: o.Class, allowed: o.Class == Admitted}
+	f.rec = liveRec{at: int64(start), key: f.key, cost: f.cost, class: o.Class, allowed: o.Class == Admitted}
 	if o.Class == Failed {
-		rec.err = kindError{kind: o.Kind, err: o.Err}
+		f.rec.err = kindError{kind: o.Kind, err: o.Err}
 	}
-	w.buf = append(w.buf, rec)
 	if p.cfg.Trace != nil {
-		w.rows = append(w.rows, outcomeRow(f, &o, p.target.Name, start, done))
+		f.row = outcomeRow(f, &o, p.target.Name, start, done)
 	}
 	w.res.answers.add(&o)
 	late := max(start-f.at, 0)
@@ -404,6 +408,7 @@ func (w *liveWorker) complete(o Outcome) {
 		p.policy.CompareAndSwap(nil, &pol)
 	}
 	for len(w.flying) > 0 && w.flying[0].done {
+		w.hand(&w.flying[0])
 		w.flying[0] = flying{}
 		w.flying = w.flying[1:]
 		w.headSeq++
@@ -412,12 +417,28 @@ func (w *liveWorker) complete(o Outcome) {
 		w.flying = w.flying[:0:0] // let the old array go
 	}
 	w.setFloor()
-	if len(w.buf) == cap(w.buf) {
-		w.flush()
-	}
 	select { // a closed loop waits for a free slot
 	case p.freed <- struct{}{}:
 	default:
+	}
+}
+
+// hand moves a done request's decision and row to the buffer. Two
+// requests of a worker may be written in the other order than sent, by
+// two connections' goroutines: an instant is raised to the one before it,
+// so that the buffer stays in instant order.
+func (w *liveWorker) hand(f *flying) {
+	f.rec.at = max(f.rec.at, w.lastSent)
+	w.lastSent = f.rec.at
+	if len(w.buf) == 0 {
+		w.bufFloor = f.rec.at
+	}
+	w.buf = append(w.buf, f.rec)
+	if w.p.cfg.Trace != nil {
+		w.rows = append(w.rows, f.row)
+	}
+	if len(w.buf) == cap(w.buf) {
+		w.flush()
 	}
 }
 

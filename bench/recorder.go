@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"errors"
+	"math"
 	"slices"
 	"strings"
 
@@ -49,6 +50,7 @@ func (h *servedHeap) Pop() any {
 type recorder struct {
 	run      result.Run
 	window   int64
+	over     int64 // the theory for one key; an excess over it is looked for
 	bin      int64
 	failOpen bool
 	shaper   bool
@@ -78,6 +80,10 @@ func newRecorder(t Target, p algorithms.Policy, bin int64) *recorder {
 	if t.Shaper {
 		r.delays = result.NewHistogram()
 	}
+	r.over = r.run.TheoryFor()
+	if r.over <= 0 {
+		r.over = math.MaxInt64 // unknown: nothing to look for
+	}
 	return r
 }
 
@@ -88,7 +94,7 @@ func (r *recorder) key(k string) *keyStats {
 	}
 	ks := r.keys[k]
 	if ks == nil {
-		ks = &keyStats{name: strings.Clone(k), span: newSpanMax(r.window)}
+		ks = &keyStats{name: strings.Clone(k), span: newSpanMax(r.window, r.over)}
 		r.keys[ks.name] = ks
 	}
 	r.last = ks
@@ -229,6 +235,10 @@ func (r *recorder) Finish(p algorithms.Policy, duration int64) result.Run {
 			s.best == run.MaxAdmittedInWindow && s.bestEnd < run.MaxWindowEndNS {
 			run.MaxAdmittedInWindow = s.best
 			run.MaxWindowEndNS, run.MaxWindowSpanNS = s.bestEnd, s.bestLength
+		}
+		if s.shortest >= 0 && (run.OverTheorySpanNS == nil || s.shortest < *run.OverTheorySpanNS) {
+			v := s.shortest
+			run.OverTheorySpanNS = &v
 		}
 	}
 	admitted := make([]int64, len(names))

@@ -2,9 +2,12 @@ package bench
 
 // spanMax finds, over a stream of (instant, cost) events given in
 // non-decreasing instant order, the largest total cost inside any half-open
-// span (t-W, t]. It keeps only the events of the last W in a ring buffer, so
-// its memory is bounded by what one span can hold. The zero value is not
-// usable; use newSpanMax. Not safe for concurrent use.
+// span (t-W, t], and the shortest span inside one W (first to last event)
+// holding more than a threshold: how far inside W an excess lies, which
+// tells an excess from timing jitter. It keeps only the events of the last
+// W in a ring buffer, so its memory is bounded by what one span can hold.
+// The zero value is not usable; use newSpanMax. Not safe for concurrent
+// use.
 type spanMax struct {
 	w          int64
 	at, cost   []int64 // ring buffers of the events inside the span
@@ -13,10 +16,20 @@ type spanMax struct {
 	best       int64
 	bestEnd    int64 // t of the first span with the best total
 	bestLength int64 // first to last event inside that span
+
+	// over is the threshold; shortest the shortest span found above it,
+	// -1 while none. The events from the skip-th after head to the last
+	// hold overSum: the shortest suffix of the ring still above over,
+	// whose start only moves forward as events come.
+	over, shortest int64
+	skip           int
+	overSum        int64
 }
 
-func newSpanMax(w int64) *spanMax {
-	return &spanMax{w: w, at: make([]int64, 8), cost: make([]int64, 8)}
+// newSpanMax returns a spanMax for spans of w that also looks for the
+// shortest span holding more than over (none when over is math.MaxInt64).
+func newSpanMax(w, over int64) *spanMax {
+	return &spanMax{w: w, at: make([]int64, 8), cost: make([]int64, 8), over: over, shortest: -1}
 }
 
 // add records cost at instant at (>= every instant added before).
@@ -33,13 +46,29 @@ func (s *spanMax) add(at, cost int64) {
 		s.n++
 	}
 	s.sum += cost
+	s.overSum += cost
 	for s.at[s.head] <= at-s.w {
 		s.sum -= s.cost[s.head]
+		if s.skip > 0 {
+			s.skip--
+		} else {
+			s.overSum -= s.cost[s.head]
+		}
 		s.head = (s.head + 1) & (len(s.at) - 1)
 		s.n--
 	}
 	if s.sum > s.best {
 		s.best, s.bestEnd, s.bestLength = s.sum, at, at-s.at[s.head]
+	}
+	if s.overSum > s.over {
+		mask := len(s.at) - 1
+		for s.skip < s.n-1 && s.overSum-s.cost[(s.head+s.skip)&mask] > s.over {
+			s.overSum -= s.cost[(s.head+s.skip)&mask]
+			s.skip++
+		}
+		if d := at - s.at[(s.head+s.skip)&mask]; s.shortest < 0 || d < s.shortest {
+			s.shortest = d
+		}
 	}
 }
 

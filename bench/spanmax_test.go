@@ -1,8 +1,13 @@
 package bench
 
 import (
+	"context"
 	"math/rand/v2"
 	"testing"
+	"time"
+
+	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/workload"
 )
 
 // bruteMax is the most cost in any (t-w, t], checked at every event.
@@ -35,7 +40,7 @@ func TestSpanMaxMatchesBruteForce(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(7, uint64(tc.w)))
 			at, cost := make([]int64, tc.n), make([]int64, tc.n)
-			s := newSpanMax(tc.w)
+			s := newSpanMax(tc.w, 1<<63-1)
 			var now int64
 			for i := range tc.n {
 				now += rng.Int64N(tc.gap + 1)
@@ -50,7 +55,7 @@ func TestSpanMaxMatchesBruteForce(t *testing.T) {
 }
 
 func TestSpanMaxHalfOpen(t *testing.T) {
-	s := newSpanMax(1000)
+	s := newSpanMax(1000, 1<<63-1)
 	s.add(0, 10)
 	s.add(1000, 10) // (0, 1000] excludes the event at 0
 	if s.best != 10 {
@@ -61,3 +66,97 @@ func TestSpanMaxHalfOpen(t *testing.T) {
 		t.Fatalf("best = %d at %d over %d, want 15 at 1999 over 999", s.best, s.bestEnd, s.bestLength)
 	}
 }
+
+// bruteShortest is the shortest first-to-last span inside one w whose
+// events cost more than over; -1 when none.
+func bruteShortest(at, cost []int64, w, over int64) int64 {
+	best := int64(-1)
+	for i := range at {
+		for j := range at {
+			d := at[j] - at[i]
+			if d < 0 || d >= w {
+				continue
+			}
+			var sum int64
+			for k := range at {
+				if at[k] >= at[i] && at[k] <= at[j] {
+					sum += cost[k]
+				}
+			}
+			if sum > over && (best < 0 || d < best) {
+				best = d
+			}
+		}
+	}
+	return best
+}
+
+func TestSpanMaxShortestMatchesBruteForce(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		w    int64
+		gap  int64 // events are 0..gap apart
+		over int64
+		n    int
+	}{
+		{name: "dense, over reached often", w: 100, gap: 5, over: 30, n: 300},
+		{name: "dense, over reached rarely", w: 100, gap: 5, over: 60, n: 300},
+		{name: "sparse, never over", w: 10, gap: 40, over: 5, n: 200},
+		{name: "equal instants: over at one instant", w: 50, gap: 1, over: 8, n: 200},
+		{name: "over 0: any event", w: 20, gap: 3, over: 0, n: 100},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(11, uint64(tc.over)))
+			at, cost := make([]int64, tc.n), make([]int64, tc.n)
+			s := newSpanMax(tc.w, tc.over)
+			var now int64
+			for i := range tc.n {
+				now += rng.Int64N(tc.gap + 1)
+				at[i], cost[i] = now, 1+rng.Int64N(3)
+				s.add(at[i], cost[i])
+			}
+			if want := bruteShortest(at, cost, tc.w, tc.over); s.shortest != want {
+				t.Fatalf("shortest = %d, brute force = %d", s.shortest, want)
+			}
+		})
+	}
+}
+
+// TestOverTheorySpan: a run that admits more than its theory records the
+// shortest span holding the excess, and one within its theory none.
+func TestOverTheorySpan(t *testing.T) {
+	p := algorithms.Policy{Limit: 5, Window: time.Second}
+	for _, tc := range []struct {
+		name   string
+		theory int64
+		want   *time.Duration
+	}{
+		// 10 admits 100ms apart: 6 (more than 5) take 500ms.
+		{name: "above", theory: 5, want: ptr(500 * time.Millisecond)},
+		// All 10 in 900ms: none more than 10 in any W.
+		{name: "within", theory: 10},
+		// Unknown theory: nothing looked for.
+		{name: "unknown", theory: 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tgt := noopTarget()
+			tgt.Theory = tc.theory
+			cfg := Config{Policy: p, Workload: workload.Spec{Name: "constant", Rate: 10, Duration: time.Second, Keys: 1, Cost: 1}}
+			runs, err := Simulate(context.Background(), cfg, []Target{tgt})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := runs[0].OverTheorySpanNS
+			switch {
+			case tc.want == nil && got != nil:
+				t.Errorf("span %v, want none", time.Duration(*got))
+			case tc.want != nil && (got == nil || time.Duration(*got) != *tc.want):
+				t.Errorf("span %v, want %v", got, *tc.want)
+			case runs[0].AboveTheory(int64(p.Window)) != (tc.want != nil):
+				t.Errorf("AboveTheory %v", runs[0].AboveTheory(int64(p.Window)))
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

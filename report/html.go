@@ -162,14 +162,9 @@ func readings(r *result.Result) []sentence {
 	texts := Reading(r)
 	out := make([]sentence, len(texts))
 	for i, t := range texts {
-		out[i] = sentence{Text: t, Over: over(r.Runs[i])}
+		out[i] = sentence{Text: t, Over: r.Runs[i].AboveTheory(r.Policy.WindowNS)}
 	}
 	return out
-}
-
-// over reports whether a run admitted more in a span W than its theory.
-func over(run result.Run) bool {
-	return run.TheoryMaxInWindow > 0 && run.BurstRatio > theoryRatio(run)*(1+1e-9)
 }
 
 // rows formats the summary table.
@@ -185,7 +180,7 @@ func rows(r *result.Result) []row {
 			TheoryRatio: strconv.FormatFloat(theoryRatio(run), 'f', 2, 64) + "x",
 			Disagree:    pct(run.DisagreementPct), Jain: strconv.FormatFloat(run.JainFairness, 'f', 3, 64),
 			P50: "-", P99: "-", P999: "-", Max: "-",
-			Over: over(run),
+			Over: run.AboveTheory(r.Policy.WindowNS),
 		}
 		if l := run.Latency; l != nil {
 			out[i].P50, out[i].P99, out[i].P999, out[i].Max = fmtNS(l.P50), fmtNS(l.P99), fmtNS(l.P999), fmtNS(l.Max)

@@ -35,7 +35,7 @@ func TestHTTPRun(t *testing.T) {
 	if fields := strings.Fields(strings.Split(tb.String(), "\n")[1]); fields[6] != "-" {
 		t.Errorf("table theory %q in %q", fields[6], tb.String())
 	}
-	if over(r.Runs[0]) {
+	if r.Runs[0].AboveTheory(r.Policy.WindowNS) {
 		t.Error("a run without a theory is flagged above it")
 	}
 	page, err := renderHTML(r, nil, nil, Options{})

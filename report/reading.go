@@ -24,8 +24,20 @@ func Reading(r *result.Result) []string {
 			continue
 		}
 		verdict := "within its theory"
-		if run.MaxAdmittedInWindow > run.TheoryFor() {
+		theory, u := run.TheoryFor(), time.Duration(run.TimingUncertaintyNS)
+		switch {
+		case run.MaxAdmittedInWindow <= theory:
+		case !run.AboveTheory(r.Policy.WindowNS):
+			// More than the theory only in a span so close to W that the
+			// client's clock may have stretched it: not a finding.
+			verdict = fmt.Sprintf("within its theory: more than %d only within %v, inside this run's %v timing uncertainty of W",
+				theory, round4(time.Duration(*run.OverTheorySpanNS)), round4(u))
+		default:
 			verdict = "ABOVE its theory"
+			if u > 0 && run.OverTheorySpanNS != nil {
+				verdict += fmt.Sprintf(" (more than %d within %v, beyond this run's %v timing uncertainty)",
+					theory, round4(time.Duration(*run.OverTheorySpanNS)), round4(u))
+			}
 			switch {
 			case run.FailOpen && run.Errors > 0:
 				// The limiter did not admit those: the fail-open

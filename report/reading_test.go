@@ -35,3 +35,40 @@ func TestReadingSaysWhyAboveTheory(t *testing.T) {
 		})
 	}
 }
+
+// TestReadingWeighsTimingUncertainty: in an HTTP run, whose instants are
+// send instants, an excess inside a span so close to W that the run's
+// timing uncertainty may have stretched it is said to be within theory;
+// one in a span shorter by more is ABOVE it, with both figures given.
+func TestReadingWeighsTimingUncertainty(t *testing.T) {
+	span := func(d time.Duration) *int64 { v := int64(d); return &v }
+	for _, tc := range []struct {
+		name  string
+		span  *int64 // OverTheorySpanNS
+		u     time.Duration
+		above bool
+		want  string
+	}{
+		{name: "jitter", span: span(999 * time.Millisecond), u: 2 * time.Millisecond,
+			want: "within its theory: more than 150 only within 999ms, inside this run's 2ms timing uncertainty of W."},
+		{name: "beyond the uncertainty", span: span(900 * time.Millisecond), u: 2 * time.Millisecond, above: true,
+			want: "ABOVE its theory (more than 150 within 900ms, beyond this run's 2ms timing uncertainty)."},
+		{name: "exact instants", span: span(999 * time.Millisecond), above: true, want: "ABOVE its theory."},
+		{name: "an older result without the span", u: 2 * time.Millisecond, above: true, want: "ABOVE its theory."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := result.Run{Algorithm: "http", Backend: "127.0.0.1:1", Replicas: 1, MaxAdmittedInWindow: 151, TheoryMaxInWindow: 150,
+				BurstRatio: 1.51, OverTheorySpanNS: tc.span, TimingUncertaintyNS: int64(tc.u)}
+			r := &result.Result{Policy: result.PolicyJSON{Limit: 100, WindowNS: int64(time.Second), Burst: 50}, Runs: []result.Run{run}}
+			if got := Reading(r)[0]; !strings.HasSuffix(got, tc.want) {
+				t.Errorf("reading %q, want it to end %q", got, tc.want)
+			}
+			if got := run.AboveTheory(r.Policy.WindowNS); got != tc.above {
+				t.Errorf("AboveTheory = %v, want %v", got, tc.above)
+			}
+			if got := rows(r)[0].Over; got != tc.above {
+				t.Errorf("table row tinted %v, want %v", got, tc.above)
+			}
+		})
+	}
+}

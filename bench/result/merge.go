@@ -156,6 +156,10 @@ func mergeRuns(runs []Run, pol PolicyJSON) (Run, string, error) {
 	m.FalseAdmits, m.FalseRejects, m.ThroughputPerS = 0, 0, 0
 	m.StatusCodes, m.ErrorKinds, m.Keys = nil, nil, nil
 	m.Series = Series{BinNS: runs[0].Series.BinNS}
+	// Each part's spans are its own keys' (a key sent from several hosts
+	// splits across parts): the merged run has none to show, and is above
+	// its theory when its largest part's maximum is.
+	m.OverTheorySpanNS = nil
 	var disagree, disagreeW float64
 	for _, r := range runs {
 		m.Offered += r.Offered
@@ -174,6 +178,7 @@ func mergeRuns(runs []Run, pol PolicyJSON) (Run, string, error) {
 			m.MaxAdmittedInWindow, m.MaxWindowEndNS, m.MaxWindowSpanNS = r.MaxAdmittedInWindow, r.MaxWindowEndNS, r.MaxWindowSpanNS
 		}
 		m.TheoryMaxInWindow = max(m.TheoryMaxInWindow, r.TheoryMaxInWindow)
+		m.TimingUncertaintyNS = max(m.TimingUncertaintyNS, r.TimingUncertaintyNS)
 		if r.DisagreementPct >= 0 {
 			disagree += r.DisagreementPct * float64(r.Offered)
 			disagreeW += float64(r.Offered)

@@ -108,6 +108,15 @@ type Run struct {
 	TheoryMaxInWindow   int64   `json:"theory_max_in_window"`
 	BurstRatio          float64 `json:"burst_ratio"`
 	TheoryRatio         float64 `json:"theory_ratio"`
+	// OverTheorySpanNS is the shortest span, first to last admit of one
+	// key inside one W, that holds more than the theory (TheoryFor);
+	// absent when none does (or the theory is unknown).
+	OverTheorySpanNS *int64 `json:"over_theory_span_ns,omitempty"`
+	// TimingUncertaintyNS is how far the run's instants may lie from those
+	// the limiter decided at: in an HTTP run, whose instants are send
+	// instants, the p99 of answer minus send (the server decided in
+	// between); 0 when the instants are the limiter's own.
+	TimingUncertaintyNS int64 `json:"timing_uncertainty_ns,omitempty"`
 
 	// DisagreementPct is the share of decisions, in percent, that differ
 	// from the exact reference (sliding-log) on the same arrivals; -1 when
@@ -240,6 +249,18 @@ func (r Run) TheoryFor() int64 {
 		return r.TheoryMaxInWindow
 	}
 	return r.TheoryMaxInWindow * int64(max(r.Replicas, 1))
+}
+
+// AboveTheory reports whether the run admitted more than its theory in a
+// span W (window, in ns) beyond doubt: in a span shorter than W by more
+// than its timing uncertainty, so that no shift of its instants by that
+// much puts the excess outside W. A run from before the span was recorded
+// counts when its maximum exceeds the theory.
+func (r Run) AboveTheory(window int64) bool {
+	if r.TheoryFor() <= 0 || r.MaxAdmittedInWindow <= r.TheoryFor() {
+		return false
+	}
+	return r.OverTheorySpanNS == nil || *r.OverTheorySpanNS+r.TimingUncertaintyNS < window
 }
 
 // Label names a run in tables, legends and file names: the algorithm,
