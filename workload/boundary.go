@@ -21,6 +21,11 @@ func checkBoundary(s Spec) error {
 	case s.Edge > s.Window*time.Duration(s.EveryWindows)/2:
 		return invalid("Edge", s.Edge, "must not exceed EveryWindows*Window/2 = %v, or attacks would overlap",
 			s.Window*time.Duration(s.EveryWindows)/2)
+	case s.EdgeOffset >= s.Window:
+		return invalid("EdgeOffset", s.EdgeOffset, "must be less than Window %v", s.Window)
+	case s.Align == AlignFirstRequest && s.EveryWindows < minFirstRequestEvery:
+		return invalid("EveryWindows", s.EveryWindows, "must be >= %d with Align %s: the window an attack opens must expire a whole window before the next attack opens its own",
+			minFirstRequestEvery, AlignFirstRequest)
 	}
 	return nil
 }
@@ -30,19 +35,29 @@ func paramsBoundary(s Spec, p map[string]any) {
 	p["window_ns"] = int64(s.Window)
 	p["edge_ns"] = int64(s.Edge)
 	p["every_windows"] = s.EveryWindows
+	if s.EdgeOffset != 0 { // said only when set: the default phase is implied
+		p["edge_offset_ns"] = int64(s.EdgeOffset)
+	}
+	if s.Align == AlignFirstRequest {
+		p["align"] = s.Align
+	}
 }
 
 // boundaryStream attacks the window edges Window*(1 + j*EveryWindows):
 // Limit arrivals spread evenly over [edge-Edge, edge-1], the last one at
 // edge-1, then Limit spread over [edge, edge+Edge-1], the first one at the
-// edge. The two halves mirror each other; with Limit > Edge several
-// arrivals share an instant. Keys go round-robin.
+// edge, every edge shifted by EdgeOffset. The two halves mirror each
+// other; with Limit > Edge several arrivals share an instant. Keys go
+// round-robin. With AlignFirstRequest each attack opens with one arrival
+// per key at edge-Window.
 type boundaryStream struct {
 	edge  time.Duration // the edge under attack
 	step  time.Duration // EveryWindows*Window
 	span  uint64        // Edge-1: the spread of each half
 	limit int64
-	j     int64 // index of the next arrival of this attack, 0 .. 2*limit-1
+	j     int64 // index of the next arrival of this attack, -opens .. 2*limit-1
+	opens int64 // arrivals that open a key's window before each attack
+	win   time.Duration
 	dur   time.Duration
 	cost  int64
 	keys  roundRobin
@@ -50,15 +65,21 @@ type boundaryStream struct {
 }
 
 func newBoundary(s Spec) (Stream, error) {
-	return &boundaryStream{
-		edge:  s.Window,
+	b := &boundaryStream{
+		edge:  s.Window + s.EdgeOffset,
 		step:  s.Window * time.Duration(s.EveryWindows),
 		span:  uint64(s.Edge - 1),
 		limit: s.Limit,
+		win:   s.Window,
 		dur:   s.Duration,
 		cost:  s.Cost,
 		keys:  newRoundRobin(s.Keys),
-	}, nil
+	}
+	if s.Align == AlignFirstRequest {
+		b.opens = int64(s.Keys)
+		b.j = -b.opens
+	}
+	return b, nil
 }
 
 // offset returns the distance from the edge of the i-th arrival of a half
@@ -78,15 +99,20 @@ func (b *boundaryStream) Next() (Arrival, bool) {
 	}
 	if b.j == 2*b.limit { // attack done: move to the next edge
 		first := b.edge - time.Duration(b.span) - 1 // edge-Edge, >= 0
-		if first >= b.dur-b.step {                  // next attack starts at or past Duration
+		if b.opens > 0 {
+			first = b.edge - b.win
+		}
+		if first >= b.dur-b.step { // next attack starts at or past Duration
 			b.done = true
 			return Arrival{}, false
 		}
 		b.edge += b.step
-		b.j = 0
+		b.j = -b.opens
 	}
 	var at time.Duration
-	if b.j < b.limit {
+	if b.j < 0 {
+		at = b.edge - b.win // opens a window that ends at the edge
+	} else if b.j < b.limit {
 		at = b.edge - 1 - b.offset(b.limit-1-b.j)
 	} else {
 		off := b.offset(b.j - b.limit)

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -81,5 +82,73 @@ func TestBoundaryCut(t *testing.T) {
 	as := collect(t, Spec{Name: "boundary", Duration: time.Second + 5*time.Millisecond, Limit: 100, Window: time.Second})
 	if len(as) <= 100 || len(as) >= 200 {
 		t.Fatalf("%d arrivals, want all 100 before the edge and part of the 100 after", len(as))
+	}
+}
+
+// TestBoundaryPhase: EdgeOffset shifts every edge; AlignFirstRequest
+// opens each key's window one Window before each attacked edge, and
+// spaces attacks 3 windows apart by default.
+func TestBoundaryPhase(t *testing.T) {
+	tests := []struct {
+		name  string
+		spec  Spec
+		opens []time.Duration // instants of the window-opening arrivals
+		edges []time.Duration
+	}{
+		{name: "offset",
+			spec:  Spec{Name: "boundary", Duration: 4 * time.Second, Limit: 4, Window: time.Second, EdgeOffset: 250 * time.Millisecond},
+			edges: []time.Duration{1250 * time.Millisecond, 3250 * time.Millisecond}},
+		{name: "first request",
+			spec:  Spec{Name: "boundary", Duration: 6 * time.Second, Limit: 4, Window: time.Second, Keys: 2, Align: AlignFirstRequest},
+			opens: []time.Duration{0, 3 * time.Second}, edges: []time.Duration{time.Second, 4 * time.Second}},
+		{name: "first request with an offset",
+			spec:  Spec{Name: "boundary", Duration: 3 * time.Second, Limit: 4, Window: time.Second, Keys: 1, Align: AlignFirstRequest, EdgeOffset: 100 * time.Millisecond},
+			opens: []time.Duration{100 * time.Millisecond}, edges: []time.Duration{1100 * time.Millisecond}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := tt.spec
+			if s.Keys == 0 {
+				s.Keys = 1
+			}
+			as := collect(t, s)
+			edge := max(s.Window/defaultEdgeDivisor, 1)
+			L := int(s.Limit)
+			if want := 2*L*len(tt.edges) + s.Keys*len(tt.opens); len(as) != want {
+				t.Fatalf("%d arrivals, want %d", len(as), want)
+			}
+			for _, o := range tt.opens {
+				if got := countIn(as, o, o+1); got != s.Keys {
+					t.Errorf("%d arrivals at %v, want one per key (%d)", got, o, s.Keys)
+				}
+			}
+			for _, e := range tt.edges {
+				if before, after := countIn(as, e-edge, e), countIn(as, e, e+edge); before != L || after != L {
+					t.Errorf("edge %v: %d before and %d after, want %d each", e, before, after, L)
+				}
+			}
+		})
+	}
+}
+
+func TestBoundaryPhaseInvalid(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		spec Spec
+		want string
+	}{
+		{name: "offset of a window", spec: Spec{EdgeOffset: time.Second}, want: "EdgeOffset 1s must be less than Window 1s"},
+		{name: "negative offset", spec: Spec{EdgeOffset: -1}, want: "EdgeOffset -1ns must be >= 0"},
+		{name: "unknown align", spec: Spec{Align: "midnight"}, want: `Align "midnight" is not epoch or first-request`},
+		{name: "first request every 2", spec: Spec{Align: AlignFirstRequest, EveryWindows: 2}, want: "EveryWindows 2 must be >= 3 with Align first-request"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := tc.spec
+			s.Name, s.Duration, s.Limit, s.Window, s.Keys, s.Cost = "boundary", 10*time.Second, 5, time.Second, 1, 1
+			err := s.Validate()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Validate() = %v, want %q", err, tc.want)
+			}
+		})
 	}
 }

@@ -48,7 +48,10 @@ const (
 	defaultBurstSize    = 10
 	defaultBurstEvery   = time.Second
 	defaultEveryWindows = 2
-	defaultEdgeDivisor  = 100 // Edge = Window/100
+	// minFirstRequestEvery: a window opened at an edge expires one window
+	// later; the next attack opens its own one window after that.
+	minFirstRequestEvery = 3
+	defaultEdgeDivisor   = 100 // Edge = Window/100
 )
 
 // Spec configures any generator. It is a plain value: the zero value is
@@ -104,11 +107,29 @@ type Spec struct {
 	// Limit >= 1 and Window > 0 are required; Edge 0 means Window/100 (at
 	// least 1ns); EveryWindows 0 means 2; 2*Edge must not exceed
 	// EveryWindows*Window so that attacks do not overlap.
+	//
+	// EdgeOffset, in [0, Window), shifts every attacked edge (and so every
+	// arrival) later: for a limiter whose windows start at an offset.
+	// Align says where the limiter's windows start: AlignEpoch (or "") at
+	// multiples of Window, AlignFirstRequest at a key's first request
+	// after its last window expired (the INCR + EXPIRE pattern). With
+	// AlignFirstRequest each attack begins with one arrival per key at
+	// edge-Window, which opens a window that ends at the edge; EveryWindows
+	// 0 then means 3, and must be at least 3, so that the window the
+	// previous attack opened has expired a whole window before.
 	Limit        int64
 	Window       time.Duration
 	Edge         time.Duration
 	EveryWindows int
+	EdgeOffset   time.Duration
+	Align        string
 }
+
+// The values of Spec.Align.
+const (
+	AlignEpoch        = "epoch"
+	AlignFirstRequest = "first-request"
+)
 
 // invalid returns an error wrapping ErrInvalid: "workload: invalid spec:
 // FIELD VALUE MESSAGE".
@@ -188,6 +209,12 @@ func (s Spec) withDefaults(g *generator) Spec {
 		}
 		if s.EveryWindows == 0 {
 			s.EveryWindows = defaultEveryWindows
+			if s.Align == AlignFirstRequest {
+				s.EveryWindows = minFirstRequestEvery
+			}
+		}
+		if s.Align == "" {
+			s.Align = AlignEpoch
 		}
 	}
 	return s
@@ -248,6 +275,10 @@ func (s Spec) checkCommon() error {
 		return invalid("Edge", s.Edge, "must be >= 0")
 	case s.EveryWindows < 0:
 		return invalid("EveryWindows", s.EveryWindows, "must be >= 0")
+	case s.EdgeOffset < 0:
+		return invalid("EdgeOffset", s.EdgeOffset, "must be >= 0")
+	case s.Align != "" && s.Align != AlignEpoch && s.Align != AlignFirstRequest:
+		return invalid("Align", fmt.Sprintf("%q", s.Align), "is not %s or %s", AlignEpoch, AlignFirstRequest)
 	}
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ratebench/ratebench/bench/result"
 )
 
 // runCLI runs the command line in dir and returns the exit status and
@@ -44,6 +46,9 @@ func TestBadInputExits2WithOneLineAndNoFolder(t *testing.T) {
 		{"bad boundary limit", []string{"boundary", "-limit", "-3"}, "limit"},
 		{"missing scenario", []string{"run", "-scenario", "nope.yaml"}, "nope.yaml"},
 		{"trace of a scenario", []string{"run", "-scenario", "default", "-trace"}, "-trace"},
+		{"edge offset off boundary", []string{"run", "-workload", "poisson", "-edge-offset", "1ms"}, "-edge-offset"},
+		{"edge offset of a window", []string{"run", "-workload", "boundary", "-edge-offset", "1s"}, "EdgeOffset"},
+		{"unknown align", []string{"run", "-workload", "boundary", "-align", "noon"}, "Align"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -149,5 +154,36 @@ func TestDefaultScenarioRuns(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "all results:") {
 		t.Errorf("no closing line saying where the results are:\n%s", stdout)
+	}
+}
+
+// TestBoundaryPhaseFlags: an attack in phase with a fixed window's edges
+// gets 2L through; shifted by half a window both halves fall in one
+// window and only L does; a window that opens at a key's first request
+// is attacked in phase by -align first-request.
+func TestBoundaryPhaseFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want int64 // max admitted in any W
+	}{
+		{name: "in phase", args: nil, want: 100},
+		{name: "half a window off", args: []string{"-edge-offset", "500ms"}, want: 50},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "b")
+			args := append([]string{"run", "-algos", "fixed-window", "-workload", "boundary", "-limit", "50", "-duration", "4s", "-no-report", "-out", out}, tc.args...)
+			if code, _, stderr := runCLI(t, dir, args...); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			res, err := result.ReadFile(filepath.Join(out, "result.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Runs[0].MaxAdmittedInWindow; got != tc.want {
+				t.Errorf("most admitted in W %d, want %d", got, tc.want)
+			}
+		})
 	}
 }

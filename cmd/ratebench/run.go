@@ -37,6 +37,7 @@ type runFlags struct {
 	seed                                            uint64
 	noReport, durationSet, trace                    bool
 	backend                                         backendFlags
+	phase                                           phaseFlags
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -66,6 +67,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	durationVar(fs, &f.burstEvery, "burst-every", 0, "burst workload: time between bursts")
 	durationVar(fs, &f.on, "on", 0, "burst workload: on period (with -off)")
 	durationVar(fs, &f.off, "off", 0, "burst workload: off period")
+	f.phase.register(fs)
 	fs.BoolVar(&f.noReport, "no-report", false, "write result.json only")
 	fs.BoolVar(&f.trace, "trace", false, "also write requests.csv: one row per request, in send order (replayable with -workload replay:FILE)")
 }
@@ -135,6 +137,9 @@ func (f *runFlags) spec(p algorithms.Policy) (workload.Spec, error) {
 	}
 	if replay && !f.durationSet {
 		s.Duration = 0
+	}
+	if err := f.phase.apply(&s); err != nil {
+		return workload.Spec{}, err
 	}
 	return s, nil
 }
