@@ -2,10 +2,14 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"text/tabwriter"
 
 	"github.com/ratebench/ratebench/bench/result"
 )
@@ -22,8 +26,8 @@ type CompareOptions struct {
 
 // Compare renders two results side by side into dir (created if missing):
 // compare.html, self-contained like report.html, with a table of the
-// differences per run (runs matched by label: algorithm, replicas,
-// backend), both summary tables and readings, and charts that overlay the
+// differences per pair of runs (matched by label: algorithm, replicas,
+// backend; an HTTP run with the run of its server's algorithm), both summary tables and readings, and charts that overlay the
 // two (B dashed or lighter), also written as compare_admitted_rate.png,
 // compare_burst_ratio.png and compare_latency.png. Every file is written to
 // a temporary name and renamed.
@@ -172,36 +176,113 @@ func compareHTML(a, b *result.Result, charts []chart, opts CompareOptions) ([]by
 	return buf.Bytes(), nil
 }
 
-// diffRows matches the runs of a and b by label, in a's order then b's.
+// diffRows is the differences table: a row per pair of runs.
 func diffRows(a, b *result.Result) []diffRow {
+	pairs := pairRuns(a, b)
+	out := make([]diffRow, len(pairs))
+	for i, p := range pairs {
+		out[i] = diffRow{Label: p.label, Cells: diffCells(p.a, p.b)}
+	}
+	return out
+}
+
+// runPair is a run of A and the run of B it is compared with; either is
+// nil when the other has no counterpart.
+type runPair struct {
+	label string
+	a, b  *result.Run
+}
+
+// pairRuns matches the runs of a and b, in a's order then b's: by label
+// (algorithm, replicas, backend), then each HTTP run left with the run of
+// the other side left that runs the algorithm the service was said to
+// run (attack -algo), or, when that is not known, with the one run left
+// on the other side if there is just one: an attack and the in-process
+// run of the same workload are one comparison.
+func pairRuns(a, b *result.Result) []runPair {
 	la, lb := a.Labels(), b.Labels()
-	index := func(ls []string, l string) int {
-		for i, x := range ls {
-			if x == l {
-				return i
+	ia, ib := make([]int, len(la)), make([]int, len(lb)) // the partner's index, -1 for none
+	for i := range ia {
+		ia[i] = slices.Index(lb, la[i])
+	}
+	for j := range ib {
+		ib[j] = slices.Index(la, lb[j])
+	}
+	left := func(idx []int) []int {
+		var out []int
+		for i, p := range idx {
+			if p < 0 {
+				out = append(out, i)
+			}
+		}
+		return out
+	}
+	link := func(i, j int) { ia[i], ib[j] = j, i }
+	for _, i := range left(ia) { // an HTTP run of A with a model run of B
+		if j := partner(&a.Runs[i], b.Runs, left(ib)); j >= 0 {
+			link(i, j)
+		}
+	}
+	for _, j := range left(ib) {
+		if i := partner(&b.Runs[j], a.Runs, left(ia)); i >= 0 {
+			link(i, j)
+		}
+	}
+	var out []runPair
+	for i, j := range ia {
+		p := runPair{label: la[i], a: &a.Runs[i]}
+		if j >= 0 {
+			p.b = &b.Runs[j]
+			if lb[j] != la[i] {
+				p.label = la[i] + " ~ " + lb[j]
+			}
+		}
+		out = append(out, p)
+	}
+	for j, i := range ib {
+		if i < 0 {
+			out = append(out, runPair{label: lb[j], b: &b.Runs[j]})
+		}
+	}
+	return out
+}
+
+// partner returns which of the runs at the indexes free an HTTP run is
+// compared with, or -1: the one of its server's algorithm, or the only
+// one when that is not known.
+func partner(run *result.Run, runs []result.Run, free []int) int {
+	if run.HTTP == nil || len(free) == 0 {
+		return -1
+	}
+	if algo := run.HTTP.ServerAlgorithm; algo != "" {
+		for _, j := range free {
+			if runs[j].HTTP == nil && runs[j].Algorithm == algo {
+				return j
 			}
 		}
 		return -1
 	}
-	var order []string
-	order = append(order, la...)
-	for _, l := range lb {
-		if index(la, l) < 0 {
-			order = append(order, l)
+	if len(free) == 1 && runs[free[0]].HTTP == nil {
+		return free[0]
+	}
+	return -1
+}
+
+// CompareTable writes the differences of a and b for the terminal: per
+// pair of runs, each measure on both sides and its change.
+func CompareTable(w io.Writer, a, b *result.Result, opts CompareOptions) error {
+	nameA, nameB := cmp.Or(opts.NameA, "A"), cmp.Or(opts.NameB, "B")
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	for i, r := range diffRows(a, b) {
+		if i > 0 {
+			fmt.Fprintln(tw)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\tchange\n", r.Label, nameA, nameB)
+		for k, c := range r.Cells {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", diffHeads[k], c.A, c.B, c.D)
 		}
 	}
-	out := make([]diffRow, len(order))
-	for i, l := range order {
-		var ra, rb *result.Run
-		if j := index(la, l); j >= 0 {
-			ra = &a.Runs[j]
-		}
-		if j := index(lb, l); j >= 0 {
-			rb = &b.Runs[j]
-		}
-		out[i] = diffRow{Label: l, Cells: diffCells(ra, rb)}
-	}
-	return out
+	return tw.Flush()
 }
 
 // measure reads one number off a run and formats it and a difference.

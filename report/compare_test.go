@@ -1,12 +1,14 @@
 package report
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/result/resulttest"
 )
 
@@ -48,5 +50,75 @@ func TestCompare(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, HTMLFile)); err == nil {
 		t.Error("Compare wrote a report.html")
+	}
+}
+
+// TestPairRuns: runs pair by label; an HTTP run pairs with the run of the
+// algorithm its server was said to run, or, when that is not known, with
+// the one run left on the other side.
+func TestPairRuns(t *testing.T) {
+	httpRun := func(algo string) result.Run {
+		return result.Run{Algorithm: "http", Backend: "127.0.0.1:8080", Replicas: 1, HTTP: &result.HTTPStats{ServerAlgorithm: algo}}
+	}
+	mem := func(algo string) result.Run { return result.Run{Algorithm: algo, Backend: "memory", Replicas: 1} }
+	for _, tc := range []struct {
+		name string
+		a, b []result.Run
+		want []string // the labels of the pairs, in order
+		// halves: for each pair, whether A and B have a run
+		halves [][2]bool
+	}{
+		{name: "by label", a: []result.Run{mem("gcra"), mem("fixed-window")}, b: []result.Run{mem("fixed-window")},
+			want: []string{"gcra", "fixed-window"}, halves: [][2]bool{{true, false}, {true, true}}},
+		{name: "attack with its algorithm", a: []result.Run{mem("fixed-window"), mem("gcra")}, b: []result.Run{httpRun("gcra")},
+			want: []string{"fixed-window", "gcra ~ http@127.0.0.1:8080"}, halves: [][2]bool{{true, false}, {true, true}}},
+		{name: "attack first", a: []result.Run{httpRun("gcra")}, b: []result.Run{mem("gcra")},
+			want: []string{"http@127.0.0.1:8080 ~ gcra"}, halves: [][2]bool{{true, true}}},
+		{name: "attack without an algorithm, one run", a: []result.Run{mem("sliding-log")}, b: []result.Run{httpRun("")},
+			want: []string{"sliding-log ~ http@127.0.0.1:8080"}, halves: [][2]bool{{true, true}}},
+		{name: "attack without an algorithm, two runs", a: []result.Run{mem("gcra"), mem("sliding-log")}, b: []result.Run{httpRun("")},
+			want: []string{"gcra", "sliding-log", "http@127.0.0.1:8080"}, halves: [][2]bool{{true, false}, {true, false}, {false, true}}},
+		{name: "attack of another algorithm", a: []result.Run{mem("gcra")}, b: []result.Run{httpRun("fixed-window")},
+			want: []string{"gcra", "http@127.0.0.1:8080"}, halves: [][2]bool{{true, false}, {false, true}}},
+		{name: "two attacks", a: []result.Run{httpRun("")}, b: []result.Run{httpRun("")},
+			want: []string{"http@127.0.0.1:8080"}, halves: [][2]bool{{true, true}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := &result.Result{Runs: tc.a}, &result.Result{Runs: tc.b}
+			pairs := pairRuns(a, b)
+			var got []string
+			for i, p := range pairs {
+				got = append(got, p.label)
+				if i < len(tc.halves) && (p.a != nil) != tc.halves[i][0] || i < len(tc.halves) && (p.b != nil) != tc.halves[i][1] {
+					t.Errorf("pair %q: A %v, B %v; want %v", p.label, p.a != nil, p.b != nil, tc.halves[i])
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("pairs %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestCompareTable: the terminal table gives each pair's measures on both
+// sides and the change.
+func TestCompareTable(t *testing.T) {
+	a, b := resulttest.Fixture(), resulttest.Fixture()
+	b.Runs[1].Admitted = 450
+	var buf bytes.Buffer
+	if err := CompareTable(&buf, a, b, CompareOptions{NameA: "before", NameB: "after"}); err != nil {
+		t.Fatal(err)
+	}
+	// The fixed-window block: its header, then admitted 600 -> 450.
+	blocks := strings.Split(buf.String(), "\n\n")
+	var lines []string
+	for _, b := range blocks {
+		if strings.HasPrefix(b, "fixed-window ") {
+			lines = strings.Split(b, "\n")
+		}
+	}
+	if len(lines) < 2 || strings.Join(strings.Fields(lines[0]), " ") != "fixed-window before after change" ||
+		strings.Join(strings.Fields(lines[1]), " ") != "admitted 600 450 -150 (-25.0%)" {
+		t.Errorf("no fixed-window block with its admitted change:\n%s", buf.String())
 	}
 }

@@ -43,6 +43,9 @@ func (e *env) compareCommand() *command {
 			return err
 		}
 		opts := report.CompareOptions{NameA: filepath.Clean(dirs[0]), NameB: filepath.Clean(dirs[1])}
+		if err := report.CompareTable(e.stdout, a, b, opts); err != nil {
+			return err
+		}
 		if err := report.Compare(o.path, a, b, opts); err != nil {
 			return err
 		}
