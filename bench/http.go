@@ -36,6 +36,9 @@ func answers(run *result.Run, results []*workerResult, s schedule, c *liveCollec
 			h.RetryAfterS[k] = n
 		}
 	}
+	if c.headers != nil {
+		h.Headers = c.headers.result()
+	}
 	ended := run.Offered - run.ErrorKinds[KindCanceled]
 	h.CompletedRatePerS = float64(ended) / max(wall, 1).Seconds()
 	run.HTTP = h

@@ -41,9 +41,10 @@ type liveCollector struct {
 	p        *livePass
 	rec      *recorder // nil until the policy is known
 	policy   algorithms.Policy
-	source   string    // PolicyFrom..., for an executor pass
-	early    []liveRec // decisions in order, waiting for the policy
-	trace    *traceOrder
+	source   string       // PolicyFrom..., for an executor pass
+	early    []liveRec    // decisions in order, waiting for the policy
+	trace    *traceOrder  // the rows in send order, to the trace and headers
+	headers  *headerCheck // with an executor
 	ref      algorithms.Limiter
 	refErr   error
 	failOpen bool
@@ -63,8 +64,16 @@ func newLiveCollector(p *livePass, ref algorithms.Limiter) *liveCollector {
 		p: p, ref: ref, failOpen: p.target.FailOpen,
 		queues: make([][]liveRec, len(p.workers)), heads: make([]int, len(p.workers)),
 	}
-	if t := p.cfg.Trace; t != nil && !p.calibrate {
-		c.trace = &traceOrder{t: t}
+	if p.rows {
+		var to tee
+		if p.exec != nil {
+			c.headers = newHeaderCheck()
+			to = append(to, c.headers)
+		}
+		if p.cfg.Trace != nil {
+			to = append(to, p.cfg.Trace)
+		}
+		c.trace = &traceOrder{t: to}
 	}
 	return c
 }

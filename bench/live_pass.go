@@ -51,6 +51,10 @@ type livePass struct {
 	wantPolicy atomic.Bool
 	holds      *holds
 	freed      chan struct{}
+
+	// rows: the workers make a trace row per request, for the trace
+	// (Config.Trace) and, with an executor, the check of its headers.
+	rows bool
 }
 
 // elapsed is the pass's clock: real time since its start. With the HTTP
@@ -81,6 +85,7 @@ func newLivePass(cfg LiveConfig, t Target, lims []algorithms.Limiter, exec Execu
 	if exec != nil && cfg.HonorRetryAfter {
 		p.holds = &holds{until: map[string]time.Duration{}}
 	}
+	p.rows = !calibrate && (cfg.Trace != nil || exec != nil)
 	p.drainEnd.Store(math.MaxInt64)
 	p.workers = make([]*liveWorker, n)
 	for i := range p.workers {

@@ -224,7 +224,7 @@ func (w *liveWorker) do(j liveJob) {
 		done = p.elapsed()
 	}
 	w.buf = append(w.buf, liveRec{at: int64(start), key: j.key, cost: j.cost, delay: int64(d.Delay), allowed: d.Allowed, full: d.TableFull, err: err})
-	if p.cfg.Trace != nil {
+	if p.rows {
 		end := done
 		if wait {
 			end = start + d.Delay // served then, unless the pass ends first
@@ -384,7 +384,7 @@ func (w *liveWorker) complete(o Outcome) {
 	if o.Class == Failed {
 		f.rec.err = kindError{kind: o.Kind, err: o.Err}
 	}
-	if p.cfg.Trace != nil {
+	if p.rows {
 		f.row = outcomeRow(f, &o, p.target.Name, start, done)
 	}
 	w.res.answers.add(&o)
@@ -434,7 +434,7 @@ func (w *liveWorker) hand(f *flying) {
 		w.bufFloor = f.rec.at
 	}
 	w.buf = append(w.buf, f.rec)
-	if w.p.cfg.Trace != nil {
+	if w.p.rows {
 		w.rows = append(w.rows, f.row)
 	}
 	if len(w.buf) == cap(w.buf) {

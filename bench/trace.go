@@ -38,6 +38,15 @@ type Tracer interface {
 	Row(TraceRow)
 }
 
+// tee hands each row to every tracer in turn.
+type tee []Tracer
+
+func (t tee) Row(r TraceRow) {
+	for _, x := range t {
+		x.Row(r)
+	}
+}
+
 // traceOrder puts a live pass's rows back in send order: they come in the
 // order their decisions were handed over, and are released once every
 // earlier one has come. Owned by the collector.

@@ -192,8 +192,9 @@ func rows(r *result.Result) []row {
 	return out
 }
 
-// outcome is a run's HTTP status codes and error kinds, formatted.
-type outcome struct{ Label, Codes, Errors string }
+// outcome is a run's HTTP status codes and error kinds, formatted, and
+// what its rate-limit fields were found to say.
+type outcome struct{ Label, Codes, Errors, Headers string }
 
 // outcomes lists the runs that have status codes or errors.
 func outcomes(r *result.Result) []outcome {
@@ -201,7 +202,11 @@ func outcomes(r *result.Result) []outcome {
 	names := r.Labels()
 	for i, run := range r.Runs {
 		if len(run.StatusCodes) > 0 || len(run.ErrorKinds) > 0 {
-			out = append(out, outcome{Label: names[i], Codes: counts(run.StatusCodes) + httpText(run.HTTP), Errors: counts(run.ErrorKinds)})
+			o := outcome{Label: names[i], Codes: counts(run.StatusCodes) + httpText(run.HTTP), Errors: counts(run.ErrorKinds)}
+			if run.HTTP != nil {
+				o.Headers = HeadersReading(run.HTTP.Headers)
+			}
+			out = append(out, o)
 		}
 	}
 	return out

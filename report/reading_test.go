@@ -72,3 +72,26 @@ func TestReadingWeighsTimingUncertainty(t *testing.T) {
 		})
 	}
 }
+
+func TestHeadersReading(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		h    *result.HeaderStats
+		want string
+	}{
+		{name: "none", h: nil, want: ""},
+		{name: "nothing tested", h: &result.HeaderStats{}, want: ""},
+		{name: "honest", h: &result.HeaderStats{RetryAfterChecked: 15, RemainingChecked: 40},
+			want: "Retry-After was right 15 of 15 times tested; remaining agreed with what followed 40 of 40 times tested."},
+		{name: "overstated and missing", h: &result.HeaderStats{RetryAfterChecked: 15, RetryAfterOverstated: 12, OverstatedFactor: 4, RejectedNoRetryAfter: 3},
+			want: "Retry-After overstated the wait 12 of 15 times tested (4.0x, median); 3 rejections had no Retry-After."},
+		{name: "too early and lying", h: &result.HeaderStats{RetryAfterChecked: 2, RetryAfterEarly: 2, RemainingChecked: 5, RemainingContradicted: 5},
+			want: "Retry-After was too early 2 of 2 times tested (retried then, rejected again); remaining was contradicted 5 of 5 times tested (said some were left; the next request was rejected)."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := HeadersReading(tc.h); got != tc.want {
+				t.Errorf("got  %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -34,6 +34,10 @@ type HTTPStats struct {
 	HeldBack        int64 `json:"held_back,omitempty"`
 	// Connections counts the connections opened.
 	Connections int64 `json:"connections"`
+	// SourceAddrs are the local addresses the requests left from
+	// (attack's -source-addrs), each key always from the same one; empty
+	// when the system chose.
+	SourceAddrs []string `json:"source_addrs,omitempty"`
 	// CompletedRatePerS is the requests that ended (answered or failed)
 	// per second of wall time, the drain after the last send included.
 	CompletedRatePerS float64 `json:"completed_rate_per_s"`
@@ -44,4 +48,6 @@ type HTTPStats struct {
 	// ServerAlgorithm is the server's algorithm as the user named it, for
 	// the theory; "" when unknown (TheoryMaxInWindow is then 0).
 	ServerAlgorithm string `json:"server_algorithm,omitempty"`
+	// Headers is whether the rate-limit fields told the truth.
+	Headers *HeaderStats `json:"headers,omitempty"`
 }
