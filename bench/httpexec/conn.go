@@ -35,9 +35,10 @@ func newDialer(timeout time.Duration) *dialer {
 	}
 }
 
-// dial opens a TCP connection to addr within timeout (d.timeout when 0)
-// and ctx. It fails with ErrAborted once abort was called.
-func (d *dialer) dial(ctx context.Context, addr string, timeout time.Duration) (*conn, error) {
+// dial opens a TCP connection to addr from local (nil: the system
+// chooses) within timeout (d.timeout when 0) and ctx. It fails with
+// ErrAborted once abort was called.
+func (d *dialer) dial(ctx context.Context, local *net.TCPAddr, addr string, timeout time.Duration) (*conn, error) {
 	if d.aborted.Load() {
 		return nil, ErrAborted
 	}
@@ -47,7 +48,11 @@ func (d *dialer) dial(ctx context.Context, addr string, timeout time.Duration) (
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
-	nc, err := d.d.DialContext(ctx, "tcp", addr)
+	nd := d.d
+	if local != nil { // a nil *TCPAddr in the interface would not be nil
+		nd.LocalAddr = local
+	}
+	nc, err := nd.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, err
 	}

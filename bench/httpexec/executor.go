@@ -89,7 +89,7 @@ func (e *Executor) do(r bench.Request) bench.Outcome {
 	resp := e.c.Do(r.Key, r.Policy)
 	o.Done = time.Now()
 	o.Status, o.RetryAfter, o.Attempts, o.Err = resp.Status, resp.RetryAfter, resp.Attempts, resp.Err
-	o.Remaining, o.ResetAfter = resp.Quota.Remaining, resp.Quota.ResetAfter
+	o.Remaining, o.ResetAfter, o.Source = resp.Quota.Remaining, resp.Quota.ResetAfter, resp.Source
 	if resp.Policy != "" {
 		o.Policy, _ = ParsePolicy(resp.Policy)
 	}

@@ -20,9 +20,12 @@ import (
 const readBufferSize = 64 << 10
 
 // fastClient sends over plain http with fasthttp: one HostClient for the
-// target, whose RoundTripper is fastTransport. Safe for concurrent use.
+// target per source address, whose RoundTripper is fastTransport. Each
+// HostClient dials from its source only and keeps its own connections,
+// so that a kept connection never carries another source's request.
+// Safe for concurrent use.
 type fastClient struct {
-	hc      *fasthttp.HostClient
+	hcs     []*fasthttp.HostClient // by source, as Client.srcs
 	d       *dialer
 	t       *target
 	timeout time.Duration
@@ -44,30 +47,36 @@ type fastCall struct {
 // transport to the fastCall.
 type callKey struct{}
 
-func newFastClient(t *target, d *dialer, cfg *Config) *fastClient {
-	f := &fastClient{d: d, t: t, timeout: cfg.Timeout}
-	f.hc = &fasthttp.HostClient{
-		Addr: t.addr,
-		DialTimeout: func(addr string, timeout time.Duration) (net.Conn, error) {
-			return d.dial(d.ctx, addr, timeout) // 0 from a waiter's dial: d.timeout
-		},
-		// Every request carries its User-Agent (see newTarget), or an
-		// empty one that asks for none.
-		NoDefaultUserAgentHeader: true,
-		MaxConns:                 cfg.Connections,
-		MaxConnWaitTimeout:       cfg.MaxWait,
-		// The transport asks for a retry only after failing a request on
-		// a stale connection, before writing anything: RetryIfErr lets
-		// that through and nothing else. Enough attempts to go through
-		// every kept connection a server dropped at once and dial one.
-		MaxIdemponentCallAttempts: cfg.Connections + 1,
-		RetryIfErr: func(_ *fasthttp.Request, _ int, err error) (resetTimeout, retry bool) {
-			return false, errors.Is(err, errStale)
-		},
-		ReadBufferSize:         readBufferSize,
-		ConnPoolStrategy:       fasthttp.LIFO, // the connection idle last: few stay busy and warm
-		DisablePathNormalizing: true,          // the path and query as the URL has them
-		Transport:              fastTransport{},
+// newFastClient builds the HostClients of srcs, each with its share of
+// cfg.Connections.
+func newFastClient(t *target, d *dialer, cfg *Config, srcs []source) *fastClient {
+	f := &fastClient{d: d, t: t, timeout: cfg.Timeout, hcs: make([]*fasthttp.HostClient, len(srcs))}
+	for i, src := range srcs {
+		conns := connsOf(cfg.Connections, len(srcs), i)
+		f.hcs[i] = &fasthttp.HostClient{
+			Addr: t.addr,
+			DialTimeout: func(addr string, timeout time.Duration) (net.Conn, error) {
+				return d.dial(d.ctx, src.local, addr, timeout) // 0 from a waiter's dial: d.timeout
+			},
+			// Every request carries its User-Agent (see newTarget), or an
+			// empty one that asks for none.
+			NoDefaultUserAgentHeader: true,
+			MaxConns:                 conns,
+			MaxConnWaitTimeout:       cfg.MaxWait,
+			// The transport asks for a retry only after failing a request
+			// on a stale connection, before writing anything: RetryIfErr
+			// lets that through and nothing else. Enough attempts to go
+			// through every kept connection a server dropped at once and
+			// dial one.
+			MaxIdemponentCallAttempts: conns + 1,
+			RetryIfErr: func(_ *fasthttp.Request, _ int, err error) (resetTimeout, retry bool) {
+				return false, errors.Is(err, errStale)
+			},
+			ReadBufferSize:         readBufferSize,
+			ConnPoolStrategy:       fasthttp.LIFO, // the connection idle last: few stay busy and warm
+			DisablePathNormalizing: true,          // the path and query as the URL has them
+			Transport:              fastTransport{},
+		}
 	}
 	f.calls.New = f.newCall
 	return f
@@ -96,8 +105,9 @@ func (f *fastClient) newCall() any {
 	return c
 }
 
-// do sends one request with key in the key header and reads its response.
-func (f *fastClient) do(key string, wantPolicy bool) Response {
+// do sends one request from source src with key in the key header and
+// reads its response.
+func (f *fastClient) do(src int, key string, wantPolicy bool) Response {
 	c := f.calls.Get().(*fastCall)
 	defer func() {
 		c.resp.ResetBody() // a large body goes back to fasthttp's pool now, not at the next use of c
@@ -109,7 +119,7 @@ func (f *fastClient) do(key string, wantPolicy bool) Response {
 	c.start = time.Now()
 	c.deadline = c.start.Add(f.timeout)
 	c.attempts = 0
-	err := f.hc.DoTimeout(&c.req, &c.resp, f.timeout)
+	err := f.hcs[src].DoTimeout(&c.req, &c.resp, f.timeout)
 	r := Response{RetryAfter: NoRetryAfter, Quota: NoQuota, Attempts: c.attempts}
 	if err != nil {
 		r.Err = err

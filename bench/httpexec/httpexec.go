@@ -13,6 +13,10 @@
 // idle connection before closing it (a 408) is never taken for the answer
 // to the next request.
 //
+// With Config.SourceAddrs the requests leave from several local
+// addresses, each key always from the same one, so that a server that
+// limits by client IP sees several clients.
+//
 // Executor puts a Client under the live engine (bench.LiveExecutor): each
 // arrival of a workload becomes one request, performed on a goroutine of
 // a pool as large as the connections.
@@ -24,7 +28,11 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -69,7 +77,10 @@ type Config struct {
 	// Connections caps the connections open at once (fasthttp's MaxConns,
 	// net/http's MaxConnsPerHost), opened as requests need them; the one
 	// that went idle last is reused first. 0 means DefaultConnections, at
-	// most MaxConnections.
+	// most MaxConnections. With SourceAddrs it is the total, split evenly
+	// across the sources, at least one each (so more than Connections in
+	// all when there are more sources): a source whose keys are busier
+	// than the others' waits for its own connections while theirs idle.
 	Connections int
 	// MaxWait bounds how long a request waits for a free connection when
 	// Connections are busy; one that waited that long fails with
@@ -84,6 +95,18 @@ type Config struct {
 	Client string
 	// Insecure skips the verification of an https server's certificate.
 	Insecure bool
+	// SourceAddrs, when set, are the local addresses the requests leave
+	// from: every connection is bound to one of them (port 0: any free
+	// port), and each has its connections of its own (a HostClient, or a
+	// Transport, per address), so that a kept connection never carries
+	// another address's request. A request leaves from the address
+	// SourceIndex gives its key: one key always from the same address,
+	// and keys k0 to kN-1 spread over the addresses evenly. At most
+	// MaxSourceAddrs unicast addresses, none twice (see
+	// ParseSourceAddrs); whether each can be bound and reach the server,
+	// Check says. Empty: one pool of connections, from the address the
+	// system chooses.
+	SourceAddrs []netip.Addr
 }
 
 // Client sends the requests of one Config. Its methods are safe for
@@ -92,6 +115,7 @@ type Client struct {
 	name string
 	t    *target
 	d    *dialer
+	srcs []source    // Config.SourceAddrs, or one that lets the system choose
 	fast *fastClient // one of fast and std
 	std  *stdClient
 }
@@ -121,6 +145,12 @@ type Response struct {
 	// fasthttp client never writes a request twice. A caller counts
 	// Attempts requests sent, of which at most one was answered.
 	Attempts int
+	// Source is the local IP address the request was sent from (or was
+	// to be sent from, when it was not sent), one of Config.SourceAddrs
+	// as netip.Addr.String gives it, e.g. "127.0.0.3". Without
+	// SourceAddrs the system chooses and Source is "": the address is
+	// not looked up.
+	Source string
 	// Err is the error behind Kind; nil when Kind is None.
 	Err error
 }
@@ -151,6 +181,10 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	srcs, err := newSources(cfg.SourceAddrs)
+	if err != nil {
+		return nil, err
+	}
 	if cfg.Client == ClientAuto {
 		cfg.Client = ClientFast
 		if t.url.Scheme == "https" {
@@ -160,49 +194,113 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Client == ClientFast && t.url.Scheme != "http" {
 		return nil, fmt.Errorf("%w: the %s client here speaks plain http; use %s for %s", ErrBadRequest, ClientFast, ClientStd, cfg.URL)
 	}
-	c := &Client{name: cfg.Client, t: t, d: newDialer(cfg.Timeout)}
+	c := &Client{name: cfg.Client, t: t, d: newDialer(cfg.Timeout), srcs: srcs}
 	if cfg.Client == ClientFast {
-		c.fast = newFastClient(t, c.d, &cfg)
+		c.fast = newFastClient(t, c.d, &cfg, srcs)
 	} else {
-		c.std = newStdClient(t, c.d, &cfg)
+		c.std = newStdClient(t, c.d, &cfg, srcs)
 	}
 	return c, nil
 }
 
-// Check opens one TCP connection to the server and closes it, sending
-// nothing, so that no quota is spent; it waits at most 5 seconds (or
-// Timeout if shorter) and ctx. Its error wraps ErrUnreachable. The
-// connection is not counted in Dials.
+// Check opens one TCP connection to the server from each source address
+// (one from the system's choice without Config.SourceAddrs) and closes
+// it, sending nothing, so that no quota is spent; each waits at most 5
+// seconds (or Timeout if shorter) and ctx, several at once. Its error
+// wraps ErrUnreachable, and with SourceAddrs names the first address in
+// their order that failed, with the cause: an address not of this host,
+// one of a family the server has no address in, or the server's refusal.
+// The connections are not counted in Dials.
 func (c *Client) Check(ctx context.Context) error {
-	d := net.Dialer{Timeout: min(c.d.timeout, 5*time.Second)}
-	conn, err := d.DialContext(ctx, "tcp", c.t.addr)
-	if err != nil {
-		var op *net.OpError
-		if errors.As(err, &op) && op.Err != nil {
-			err = op.Err
+	timeout := min(c.d.timeout, 5*time.Second)
+	errs := make([]error, len(c.srcs))
+	var (
+		next   atomic.Int64
+		failed atomic.Bool // no new dial once one failed
+		wg     sync.WaitGroup
+	)
+	for range min(len(c.srcs), checkParallel) {
+		wg.Go(func() {
+			for !failed.Load() {
+				i := int(next.Add(1) - 1)
+				if i >= len(c.srcs) {
+					return
+				}
+				if errs[i] = c.check(ctx, c.srcs[i], timeout); errs[i] != nil {
+					failed.Store(true)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// checkParallel bounds the connections Check opens at once.
+const checkParallel = 32
+
+// check opens one connection from src to the server and closes it.
+func (c *Client) check(ctx context.Context, src source, timeout time.Duration) error {
+	d := net.Dialer{Timeout: timeout}
+	if src.local != nil {
+		d.LocalAddr = src.local
+	}
+	conn, err := d.DialContext(ctx, "tcp", c.t.addr)
+	if err == nil {
+		return conn.Close()
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		err = op.Err
+	}
+	if src.local == nil {
 		return fmt.Errorf("%w to %s: %w", ErrUnreachable, c.t.addr, err)
 	}
-	return conn.Close()
+	var ae *net.AddrError
+	switch {
+	case errors.As(err, &ae) && strings.Contains(ae.Err, "no suitable address"):
+		// Go's words when the server has no address of the source's family.
+		family := "IPv4"
+		if src.local.IP.To4() == nil {
+			family = "IPv6"
+		}
+		err = fmt.Errorf("an %s source cannot reach %s, which has no %s address", family, c.t.url.Hostname(), family)
+	case errors.Is(err, syscall.EADDRNOTAVAIL):
+		err = fmt.Errorf("%w (is it an address of this host?)", err)
+	}
+	return fmt.Errorf("%w to %s from source address %s: %w", ErrUnreachable, c.t.addr, src.name, err)
 }
 
 // Do sends one request, with key in Config.KeyHeader when set, and reads
-// its whole response; it blocks until then, at most Config.Timeout. After
+// its whole response; it blocks until then, at most Config.Timeout. With
+// Config.SourceAddrs it goes on a connection from the address
+// SourceIndex gives key (Response.Source). After
 // Abort it returns at once with Kind Canceled. A key holding CR, LF or NUL
 // is not sent (Kind Other, an error wrapping ErrBadRequest). wantPolicy
 // asks for Response.Policy. On the fasthttp client Do allocates nothing
 // of its own when wantPolicy is false or the field absent.
 func (c *Client) Do(key string, wantPolicy bool) Response {
+	src := SourceIndex(key, len(c.srcs))
 	if c.d.aborted.Load() {
-		return Response{RetryAfter: NoRetryAfter, Quota: NoQuota, Kind: Canceled, Err: ErrAborted}
+		return Response{RetryAfter: NoRetryAfter, Quota: NoQuota, Kind: Canceled, Source: c.srcs[src].name, Err: ErrAborted}
 	}
 	if c.t.keyHeader != "" && strings.ContainsAny(key, "\r\n\x00") {
-		return Response{RetryAfter: NoRetryAfter, Quota: NoQuota, Kind: Other, Err: fmt.Errorf("%w: key %q holds CR, LF or NUL", ErrBadRequest, key)}
+		return Response{RetryAfter: NoRetryAfter, Quota: NoQuota, Kind: Other, Source: c.srcs[src].name,
+			Err: fmt.Errorf("%w: key %q holds CR, LF or NUL", ErrBadRequest, key)}
 	}
+	var r Response
 	if c.fast != nil {
-		return c.fast.do(key, wantPolicy)
+		r = c.fast.do(src, key, wantPolicy)
+	} else {
+		r = c.std.do(src, key, wantPolicy)
 	}
-	return c.std.do(key, wantPolicy)
+	r.Source = c.srcs[src].name
+	return r
 }
 
 // Abort ends every request in flight at once, by closing every connection
@@ -215,10 +313,27 @@ func (c *Client) Abort() { c.d.abort() }
 // new ones as requests need them.
 func (c *Client) Close() {
 	if c.fast != nil {
-		c.fast.hc.CloseIdleConnections()
+		for _, hc := range c.fast.hcs {
+			hc.CloseIdleConnections()
+		}
 	} else {
-		c.std.tr.CloseIdleConnections()
+		for _, tr := range c.std.trs {
+			tr.CloseIdleConnections()
+		}
 	}
+}
+
+// Sources are the addresses of Config.SourceAddrs as Response.Source
+// gives them, in order; nil without SourceAddrs. A new slice each call.
+func (c *Client) Sources() []string {
+	if c.srcs[0].local == nil {
+		return nil
+	}
+	out := make([]string, len(c.srcs))
+	for i, s := range c.srcs {
+		out[i] = s.name
+	}
+	return out
 }
 
 // Name is the client sending: ClientFast ("fasthttp") or ClientStd

@@ -13,38 +13,45 @@ import (
 	"time"
 )
 
-// stdClient sends through one net/http Transport: https (TLS, HTTP/2
-// when the server offers it), or http when Config.Client asks. Safe for
-// concurrent use.
+// stdClient sends through net/http Transports, one per source address:
+// https (TLS, HTTP/2 when the server offers it), or http when
+// Config.Client asks. Each Transport dials from its source only and keeps
+// its own connections, so that a kept connection never carries another
+// source's request. Safe for concurrent use.
 type stdClient struct {
 	t       *target
 	d       *dialer
-	tr      *http.Transport
-	tmpl    *http.Request // every request but its context and key
+	trs     []*http.Transport // by source, as Client.srcs
+	tmpl    *http.Request     // every request but its context and key
 	timeout time.Duration
 	maxWait time.Duration // < timeout, or 0: the wait is bounded by timeout alone
 	hasBody bool
 }
 
-func newStdClient(t *target, d *dialer, cfg *Config) *stdClient {
-	s := &stdClient{t: t, d: d, timeout: cfg.Timeout}
+// newStdClient builds the Transports of srcs, each with its share of
+// cfg.Connections.
+func newStdClient(t *target, d *dialer, cfg *Config, srcs []source) *stdClient {
+	s := &stdClient{t: t, d: d, timeout: cfg.Timeout, trs: make([]*http.Transport, len(srcs))}
 	if cfg.MaxWait < cfg.Timeout {
 		s.maxWait = cfg.MaxWait
 	}
-	s.tr = &http.Transport{
-		Proxy: nil, // a load generator talks to the URL it is given
-		DialContext: func(ctx context.Context, _, addr string) (net.Conn, error) {
-			return d.dial(ctx, addr, 0)
-		},
-		MaxIdleConns:          cfg.Connections,
-		MaxIdleConnsPerHost:   cfg.Connections, // keep every connection a burst opened
-		MaxConnsPerHost:       cfg.Connections,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   cfg.Timeout,
-		ExpectContinueTimeout: time.Second,
-		DisableCompression:    true,                                          // measure the server, not gzip
-		ForceAttemptHTTP2:     true,                                          // a custom DialContext turns HTTP/2 off otherwise
-		TLSClientConfig:       &tls.Config{InsecureSkipVerify: cfg.Insecure}, //nolint:gosec // asked for with Insecure
+	for i, src := range srcs {
+		conns := connsOf(cfg.Connections, len(srcs), i)
+		s.trs[i] = &http.Transport{
+			Proxy: nil, // a load generator talks to the URL it is given
+			DialContext: func(ctx context.Context, _, addr string) (net.Conn, error) {
+				return d.dial(ctx, src.local, addr, 0)
+			},
+			MaxIdleConns:          conns,
+			MaxIdleConnsPerHost:   conns, // keep every connection a burst opened
+			MaxConnsPerHost:       conns,
+			IdleConnTimeout:       90 * time.Second,
+			TLSHandshakeTimeout:   cfg.Timeout,
+			ExpectContinueTimeout: time.Second,
+			DisableCompression:    true,                                          // measure the server, not gzip
+			ForceAttemptHTTP2:     true,                                          // a custom DialContext turns HTTP/2 off otherwise
+			TLSClientConfig:       &tls.Config{InsecureSkipVerify: cfg.Insecure}, //nolint:gosec // asked for with Insecure
+		}
 	}
 	h := make(http.Header, len(t.fields))
 	for _, f := range t.fields {
@@ -75,8 +82,9 @@ type stdCall struct {
 	expired atomic.Bool // no connection within maxWait
 }
 
-// do sends one request with key in the key header and reads its response.
-func (s *stdClient) do(key string, wantPolicy bool) Response {
+// do sends one request from source src with key in the key header and
+// reads its response.
+func (s *stdClient) do(src int, key string, wantPolicy bool) Response {
 	call := &stdCall{}
 	trace := &httptrace.ClientTrace{
 		GotConn: func(httptrace.GotConnInfo) { call.gotConn.Store(true) },
@@ -110,7 +118,7 @@ func (s *stdClient) do(key string, wantPolicy bool) Response {
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(s.t.body)), nil }
 		req.Body, _ = req.GetBody()
 	}
-	resp, err := s.tr.RoundTrip(req)
+	resp, err := s.trs[src].RoundTrip(req)
 	if err == nil {
 		_, err = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()

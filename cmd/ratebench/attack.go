@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"runtime"
@@ -43,7 +44,8 @@ func (f *headerFlags) Set(s string) error {
 // attackFlags are the flags of `ratebench attack`.
 type attackFlags struct {
 	url, method, body, workload, keyHeader, out, algo, client string
-	rejectStatus                                              string
+	rejectStatus, sourceAddrs                                 string
+	sources                                                   []netip.Addr // -source-addrs, parsed by check
 	header                                                    headerFlags
 	rate, rateEnd, zipfS                                      float64
 	duration, timeout, window, burstEvery, on, off            time.Duration
@@ -52,6 +54,7 @@ type attackFlags struct {
 	maxArrivals                                               float64
 	seed                                                      uint64
 	honor, noReport, insecure, connsSet, durationSet, noTrace bool
+	keysSet                                                   bool
 }
 
 // Defaults of attack's flags.
@@ -70,12 +73,12 @@ func (f *attackFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.rateEnd, "rate-end", 0, "ramp: final rate (default: 3x -rate)")
 	fs.Float64Var(&f.zipfS, "zipf-s", 0, "zipf: exponent s > 1 (default 1.1)")
 	durationVar(fs, &f.duration, "duration", 10*time.Second, "length of the attack (replay: the whole trace unless given)")
-	fs.IntVar(&f.keys, "keys", 1, "distinct keys (k0, k1, ...), sent in -key-header")
+	fs.IntVar(&f.keys, "keys", 1, "distinct keys (k0, k1, ...), sent in -key-header; with -source-addrs and no -keys, one per address")
 	fs.IntVar(&f.maxKeys, "max-keys", defaultMaxKeys, "most distinct keys an attack may send (-keys, or a trace's keys): each is measured on its own")
 	fs.Float64Var(&f.maxArrivals, "max-arrivals", defaultMaxArrivals, "refuse an attack whose workload expects more requests than this")
 	fs.StringVar(&f.keyHeader, "key-header", "", "the header that carries each request's key, e.g. X-API-Key (the server limits by it)")
 	fs.IntVar(&f.maxInFlight, "max-inflight", defaultAttackInFlight, "requests sent or waiting for a connection, and not answered, above which arrivals are dropped and counted")
-	fs.IntVar(&f.conns, "connections", httpexec.DefaultConnections, "most connections, opened as the load needs them")
+	fs.IntVar(&f.conns, "connections", httpexec.DefaultConnections, "most connections, opened as the load needs them; with -source-addrs, in all, split evenly across the addresses (at least one each)")
 	durationVar(fs, &f.timeout, "timeout", httpexec.DefaultTimeout, "bound on each request, connection included")
 	fs.BoolVar(&f.honor, "honor-retry-after", false, "after a 429 with Retry-After, hold back that key's arrivals until then (counted as held back)")
 	fs.Int64Var(&f.limit, "limit", 0, "the server's limit L, for the report (default: from its RateLimit-Policy header)")
@@ -85,6 +88,9 @@ func (f *attackFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.rejectStatus, "reject-status", "429", "comma-separated statuses that mean rejected by the limiter, e.g. 429,503; other non-2xx statuses are errors")
 	fs.StringVar(&f.client, "client", "", "HTTP client: fasthttp (HTTP/1.1, http only; the default for http) or net/http (the default for https; HTTP/2)")
 	fs.BoolVar(&f.insecure, "insecure", false, "do not verify the server's TLS certificate")
+	fs.StringVar(&f.sourceAddrs, "source-addrs", "", "local addresses the requests leave from, so that a server limiting by client IP sees several clients: "+
+		"a range 127.0.0.2-127.0.0.9 (or 127.0.0.2-9), a list 127.0.0.2,127.0.0.3,::1, or both; key kN always leaves from address N mod their number "+
+		"(another key: by its hash), each address with connections of its own; all must be bound, and reach the server, before the attack starts")
 	fs.IntVar(&f.cpus, "cpus", 0, "CPUs the attack uses (GOMAXPROCS; default: all)")
 	fs.Uint64Var(&f.seed, "seed", 1, "workload seed")
 	fs.StringVar(&f.out, "out", "", "output folder: new, empty, or an earlier result's, whose outputs are replaced (default results/<timestamp>-attack)")
@@ -105,9 +111,22 @@ type attack struct {
 	url, method, keyHeader, algo string
 }
 
-// check checks the flags; every error is a usage error.
+// check checks the flags, parses -source-addrs into f.sources and, with
+// them and no -keys, makes -keys one per address; every error is a usage
+// error.
 func (f *attackFlags) check() error {
 	replay := strings.HasPrefix(f.workload, "replay:")
+	f.sources = nil
+	if f.sourceAddrs != "" {
+		addrs, err := httpexec.ParseSourceAddrs(f.sourceAddrs)
+		if err != nil {
+			return usagef("-source-addrs: %s", strings.TrimPrefix(err.Error(), httpexec.ErrBadRequest.Error()+": "))
+		}
+		f.sources = addrs
+		if !f.keysSet && !replay {
+			f.keys = len(addrs)
+		}
+	}
 	switch {
 	case f.url == "":
 		return usagef("-url is required, e.g. -url http://127.0.0.1:8080/")
@@ -123,8 +142,11 @@ func (f *attackFlags) check() error {
 		return usagef("-max-arrivals %v must be a number >= 1", f.maxArrivals)
 	case f.keys < 1:
 		return usagef("-keys %d must be >= 1", f.keys)
-	case f.keys > 1 && f.keyHeader == "":
-		return usagef("-keys %d needs -key-header NAME: the keys travel in that header", f.keys)
+	case f.keys > 1 && f.keyHeader == "" && f.sources == nil:
+		return usagef("-keys %d needs -key-header NAME: the keys travel in that header (or -source-addrs: each key leaves from one address)", f.keys)
+	case f.sources != nil && !replay && f.keys < len(f.sources):
+		return usagef("-keys %d would send from only %d of the %d -source-addrs: give -keys %d or more, or leave -keys out (one key per address)",
+			f.keys, f.keys, len(f.sources), len(f.sources))
 	case f.maxInFlight < 1 || f.maxInFlight > maxAttackInFlight:
 		return usagef("-max-inflight %d must be between 1 and %d", f.maxInFlight, maxAttackInFlight)
 	case f.conns < 1 || f.conns > httpexec.MaxConnections:
@@ -206,7 +228,7 @@ func (f *attackFlags) plan(ctx context.Context) (*attack, error) {
 		return nil, err
 	}
 	hc := httpexec.Config{URL: f.url, Method: f.method, Header: f.header.h, KeyHeader: f.keyHeader,
-		Connections: f.conns, Timeout: f.timeout, Client: f.client, Insecure: f.insecure}
+		Connections: f.conns, Timeout: f.timeout, Client: f.client, Insecure: f.insecure, SourceAddrs: f.sources}
 	if f.body != "" {
 		if hc.Body, err = os.ReadFile(f.body); err != nil {
 			return nil, usagef("-body: %v", err)
@@ -242,14 +264,15 @@ func (e *env) attackCommand() *command {
 		if len(args) > 0 {
 			return usagef("unexpected argument %q", args[0])
 		}
-		f.connsSet, f.durationSet = isSet(c.fs, "connections"), isSet(c.fs, "duration")
+		f.connsSet, f.durationSet, f.keysSet = isSet(c.fs, "connections"), isSet(c.fs, "duration"), isSet(c.fs, "keys")
 		a, err := f.plan(ctx)
 		if err != nil {
 			return err
 		}
 		defer a.client.Close()
 		// The server is checked before anything is written: one
-		// connection, opened and closed, nothing sent.
+		// connection from each source address (or from the system's
+		// choice), opened and closed, nothing sent.
 		if err := a.client.Check(ctx); err != nil {
 			return usageError{err}
 		}
@@ -297,6 +320,7 @@ func (e *env) attack(ctx context.Context, a *attack, out *outDir, seed uint64, n
 	h := run.HTTP
 	h.URL, h.Method, h.Client, h.Connections = a.url, a.method, a.client.Name(), a.client.Dials()
 	h.KeyHeader, h.ServerAlgorithm, h.RejectStatuses = a.keyHeader, a.algo, a.reject
+	h.SourceAddrs = a.client.Sources()
 	meta.Interrupted = interrupted
 	runs := []result.Run{run}
 	meta.Warnings = phraseAll(runs)
@@ -342,11 +366,15 @@ func cmpOr(a, b string) string {
 // Retry-After values, latency beside service time and lateness.
 func (e *env) attackSummary(run result.Run, pol algorithms.Policy) {
 	l, h := run.Live, run.HTTP
+	from := ""
+	if n := len(h.SourceAddrs); n > 0 {
+		from = fmt.Sprintf(" from %d source addresses", n)
+	}
 	if h.Closed {
-		fmt.Fprintf(e.stdout, "%s: closed loop over %d connections: completed %.0f/s\n", h.URL, h.Connections, h.CompletedRatePerS)
+		fmt.Fprintf(e.stdout, "%s: closed loop over %d connections%s: completed %.0f/s\n", h.URL, h.Connections, from, h.CompletedRatePerS)
 	} else {
-		fmt.Fprintf(e.stdout, "%s: sent %.0f/s of %.0f/s offered (%d dropped, %.2f%% late), completed %.0f/s over %d connections\n",
-			h.URL, l.AchievedRatePerS, l.OfferedRatePerS, l.Dropped, l.LatePct, h.CompletedRatePerS, h.Connections)
+		fmt.Fprintf(e.stdout, "%s: sent %.0f/s of %.0f/s offered (%d dropped, %.2f%% late), completed %.0f/s over %d connections%s\n",
+			h.URL, l.AchievedRatePerS, l.OfferedRatePerS, l.Dropped, l.LatePct, h.CompletedRatePerS, h.Connections, from)
 	}
 	fmt.Fprintf(e.stdout, "status: %s; rejected (%s): %.2f%% of responses", countsText(run.StatusCodes), statusesText(h.RejectStatuses), h.TooManyPct)
 	if len(h.RetryAfterS) > 0 {

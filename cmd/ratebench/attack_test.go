@@ -9,6 +9,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -193,6 +195,15 @@ func TestAttackBadInput(t *testing.T) {
 		{"reject status not a number", []string{"-url", s.url, "-reject-status", "429,slow"}, `"slow" is not an HTTP status`},
 		{"reject status out of range", []string{"-url", s.url, "-reject-status", "999"}, "not an HTTP status"},
 		{"reject status a success", []string{"-url", s.url, "-reject-status", "429,200"}, "200 is a success"},
+		// Source addresses: the flag's syntax, then what Check finds.
+		{"source addrs not addresses", []string{"-url", s.url, "-source-addrs", "127.0.0.2,here"}, `-source-addrs: "here" is not an IP address`},
+		{"source addrs reversed", []string{"-url", s.url, "-source-addrs", "127.0.0.9-127.0.0.2"}, "range 127.0.0.9-127.0.0.2 ends before it starts"},
+		{"source addrs too many", []string{"-url", s.url, "-source-addrs", "10.0.0.0-10.1.0.0"}, "holds more than 65536 addresses"},
+		{"source addrs mixed families", []string{"-url", s.url, "-source-addrs", "127.0.0.2-::1"}, "mixes IPv4 and IPv6"},
+		{"source addrs twice", []string{"-url", s.url, "-source-addrs", "127.0.0.2-4,127.0.0.3"}, "127.0.0.3 is given twice"},
+		{"source addrs fewer keys", []string{"-url", s.url, "-source-addrs", "127.0.0.2-4", "-keys", "2", "-key-header", "X-Key"}, "-keys 2 would send from only 2 of the 3"},
+		{"source addrs not of this host", []string{"-url", s.url, "-source-addrs", "127.0.0.1,192.0.2.1"}, "from source address 192.0.2.1: bind: cannot assign requested address"},
+		{"source addrs wrong family", []string{"-url", s.url, "-source-addrs", "::1"}, "an IPv6 source cannot reach 127.0.0.1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -400,4 +411,73 @@ func TestAttackStopsAtItsEnd(t *testing.T) {
 	if l := r.Live; l.Scheduled < 1_900_000 || l.Unsent+l.Dropped == 0 {
 		t.Errorf("scheduled %d, unsent %d, dropped %d, offered %d: want the 2e6 due counted, most not sent", l.Scheduled, l.Unsent, l.Dropped, r.Offered)
 	}
+}
+
+// TestAttackSourceAddrs: against a server that limits each client IP,
+// an attack from three source addresses is three clients: it gets three
+// times what one address gets, each key always from its own address.
+// The window is longer than the attack, so that each address gets
+// exactly its limit.
+func TestAttackSourceAddrs(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("127.0.0.2 and up are loopback addresses on Linux only, unless configured")
+	}
+	eachClient(t, func(t *testing.T, client string) {
+		// attackServe attacks a new `ratebench serve`, limiting by client
+		// IP, and returns what the client counted and the server's totals.
+		attackServe := func(t *testing.T, args ...string) (run result.Run, out, stdout string, admitted int64) {
+			t.Helper()
+			s := startServe(t, "-algo", "sliding-log", "-limit", "20", "-window", "1m")
+			out = filepath.Join(t.TempDir(), "atk")
+			argv := append([]string{"-url", s.url, "-rate", "300", "-duration", "400ms", "-no-report", "-out", out, "-client", client}, args...)
+			code, stdout, stderr := attackCLI(t, context.Background(), argv...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			_, totalsLine := s.stop(t)
+			admitted, rejected := totals(t, totalsLine)
+			res, err := result.ReadFile(filepath.Join(out, "result.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			run = res.Runs[0]
+			if run.Admitted != admitted || run.Rejected != rejected || run.Errors != 0 || rejected == 0 {
+				t.Errorf("client admitted %d, rejected %d, errors %v; server %d and %d", run.Admitted, run.Rejected, run.ErrorKinds, admitted, rejected)
+			}
+			return run, out, stdout, admitted
+		}
+		one, _, _, oneAdmitted := attackServe(t)
+		if oneAdmitted != 20 || one.HTTP.SourceAddrs != nil {
+			t.Errorf("from one address: admitted %d, sources %v; want 20 and none recorded", oneAdmitted, one.HTTP.SourceAddrs)
+		}
+		run, out, stdout, admitted := attackServe(t, "-source-addrs", "127.0.0.2-127.0.0.4")
+		if admitted != 3*oneAdmitted {
+			t.Errorf("from three addresses: admitted %d, want 3 x %d", admitted, oneAdmitted)
+		}
+		if !strings.Contains(stdout, "from 3 source addresses") {
+			t.Errorf("stdout does not say where the requests left from:\n%s", stdout)
+		}
+		srcs := []string{"127.0.0.2", "127.0.0.3", "127.0.0.4"}
+		if strings.Join(run.HTTP.SourceAddrs, ",") != strings.Join(srcs, ",") || run.KeyCount != 3 {
+			t.Errorf("source_addrs %v, %d keys; want %v and a key for each", run.HTTP.SourceAddrs, run.KeyCount, srcs)
+		}
+		// The trace: key kN always from address N, 20 admitted from each.
+		from := map[string]map[string]bool{}
+		okFrom := map[string]int64{}
+		for _, r := range traceRows(t, out) {
+			if from[r["key"]] == nil {
+				from[r["key"]] = map[string]bool{}
+			}
+			from[r["key"]][r["source"]] = true
+			if r["status"] == "200" {
+				okFrom[r["source"]]++
+			}
+		}
+		for i, src := range srcs {
+			key := "k" + strconv.Itoa(i)
+			if len(from[key]) != 1 || !from[key][src] || okFrom[src] != 20 {
+				t.Errorf("%s came from %v; %d admitted from %s, want 20", key, from[key], okFrom[src], src)
+			}
+		}
+	})
 }
