@@ -21,6 +21,7 @@ import (
 	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/httpexec"
 	"github.com/ratebench/ratebench/bench/result"
+	"github.com/ratebench/ratebench/report"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -55,6 +56,7 @@ type attackFlags struct {
 	seed                                                      uint64
 	honor, noReport, insecure, connsSet, durationSet, noTrace bool
 	keysSet                                                   bool
+	phase                                                     phaseFlags
 }
 
 // Defaults of attack's flags.
@@ -91,6 +93,7 @@ func (f *attackFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.sourceAddrs, "source-addrs", "", "local addresses the requests leave from, so that a server limiting by client IP sees several clients: "+
 		"a range 127.0.0.2-127.0.0.9 (or 127.0.0.2-9), a list 127.0.0.2,127.0.0.3,::1, or both; key kN always leaves from address N mod their number "+
 		"(another key: by its hash), each address with connections of its own; all must be bound, and reach the server, before the attack starts")
+	f.phase.register(fs)
 	fs.IntVar(&f.cpus, "cpus", 0, "CPUs the attack uses (GOMAXPROCS; default: all)")
 	fs.Uint64Var(&f.seed, "seed", 1, "workload seed")
 	fs.StringVar(&f.out, "out", "", "output folder: new, empty, or an earlier result's, whose outputs are replaced (default results/<timestamp>-attack)")
@@ -220,6 +223,9 @@ func (f *attackFlags) plan(ctx context.Context) (*attack, error) {
 		return nil, err
 	}
 	spec := f.spec()
+	if err := f.phase.apply(&spec); err != nil {
+		return nil, err
+	}
 	if err := spec.Validate(); err != nil {
 		return nil, usageError{err}
 	}
@@ -244,8 +250,8 @@ func (f *attackFlags) plan(ctx context.Context) (*attack, error) {
 		Config:      bench.Config{Policy: algorithms.Policy{Limit: f.limit, Window: f.window, Burst: f.burst}, Workload: spec, Span: info.Span},
 		MaxInFlight: f.maxInFlight, Closed: f.rate == 0, Connections: f.conns, HonorRetryAfter: f.honor,
 	}
-	if spec.Name == "boundary" { // servers start their windows at multiples of W
-		a.cfg.AlignStart = f.window
+	if spec.Name == "boundary" && spec.Align != workload.AlignFirstRequest {
+		a.cfg.AlignStart = f.window // windows start at multiples of W since the epoch
 	}
 	a.target = bench.Target{Name: "http", Backend: hostOf(f.url), Replicas: 1}
 	if f.algo != "" {
@@ -391,6 +397,9 @@ func (e *env) attackSummary(run result.Run, pol algorithms.Policy) {
 	fmt.Fprintf(e.stdout, "latency p50 %v p99 %v max %v; service p50 %v p99 %v; lateness p99 %v; policy %d per %v (%s)\n",
 		d(run.Latency.P50), d(run.Latency.P99), d(run.Latency.Max), d(l.Service.P50), d(l.Service.P99), d(l.Lateness.P99),
 		pol.Limit, pol.Window, h.PolicySource)
+	if s := report.HeadersReading(h.Headers); s != "" {
+		fmt.Fprintf(e.stdout, "headers: %s\n", s)
+	}
 }
 
 // statusesText is "429" or "429, 503".

@@ -191,6 +191,10 @@ func TestAttackBadInput(t *testing.T) {
 		{"boundary without the policy", []string{"-url", s.url, "-workload", "boundary"}, "limit and window"},
 		{"closed loop holding back", []string{"-url", s.url, "-rate", "0", "-connections", "2", "-honor-retry-after"}, "hold"},
 		{"stray argument", []string{"-url", s.url, "extra"}, "extra"},
+		// The phase flags are for the boundary workload, within a window.
+		{"edge offset off boundary", []string{"-url", s.url, "-edge-offset", "5ms"}, "-edge-offset"},
+		{"edge offset of a window", []string{"-url", s.url, "-workload", "boundary", "-limit", "5", "-window", "1s", "-edge-offset", "1s"}, "EdgeOffset"},
+		{"unknown align", []string{"-url", s.url, "-workload", "boundary", "-limit", "5", "-window", "1s", "-align", "noon"}, "Align"},
 		// A reject status must be an HTTP status, and not a success.
 		{"reject status not a number", []string{"-url", s.url, "-reject-status", "429,slow"}, `"slow" is not an HTTP status`},
 		{"reject status out of range", []string{"-url", s.url, "-reject-status", "999"}, "not an HTTP status"},
