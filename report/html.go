@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/bench/result"
+	"github.com/ratebench/ratebench/fit"
 )
 
 //go:embed templates/*.tmpl
@@ -61,6 +62,30 @@ type pageView struct {
 	Charts                            []figureView
 	Meta, Workload                    []kv
 	Files                             []string
+	Fit                               *fitView
+}
+
+// fitView is the page's section on a fit: its sentence and the fits.
+type fitView struct {
+	Sentence string
+	Rows     []fitRow
+}
+
+type fitRow struct{ Model, Scope, Agreement, Ambiguous string }
+
+// maxFitRows bounds the fits the page lists.
+const maxFitRows = 10
+
+func fitViewOf(f *fit.Result) *fitView {
+	if f == nil {
+		return nil
+	}
+	v := &fitView{Sentence: "The service " + f.Sentence() + "."}
+	for _, x := range f.Fits[:min(len(f.Fits), maxFitRows)] {
+		v.Rows = append(v.Rows, fitRow{Model: x.String(), Scope: x.Scope,
+			Agreement: strconv.FormatFloat(x.AgreementPct, 'f', 2, 64) + "%", Ambiguous: strconv.FormatFloat(x.AmbiguousPct, 'f', 2, 64) + "%"})
+	}
+	return v
 }
 
 // renderHTML returns report.html for r: self-contained (charts embedded as
@@ -83,6 +108,7 @@ func renderHTML(r *result.Result, charts []chart, hgrms []file, opts Options) ([
 		Meta:     metaKV(r.Meta),
 		Workload: workloadKV(r.Workload),
 		Files:    []string{"result.json", SeriesFile},
+		Fit:      fitViewOf(opts.Fit),
 	}
 	if v.Title == "" {
 		v.Title = defaultTitle(r)

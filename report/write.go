@@ -7,12 +7,16 @@ import (
 	"strings"
 
 	"github.com/ratebench/ratebench/bench/result"
+	"github.com/ratebench/ratebench/fit"
 )
 
 // Options tune Write. The zero value is ready to use.
 type Options struct {
 	// Title heads report.html; "" gives "ratebench: <workload> workload".
 	Title string
+	// Fit, when set, is the fit of the run's trace (fit.json): the page
+	// says what the service behaves like.
+	Fit *fit.Result
 }
 
 // File names Write produces in a run folder. The .hgrm files are named

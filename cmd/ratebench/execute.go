@@ -10,6 +10,7 @@ import (
 
 	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/result"
+	"github.com/ratebench/ratebench/fit"
 	"github.com/ratebench/ratebench/report"
 )
 
@@ -107,7 +108,11 @@ func (e *env) write(out *outDir, res *result.Result, noReport bool) error {
 // writeReport writes the charts, series.csv, .hgrm files and report.html
 // and says where the page is.
 func (e *env) writeReport(dir string, res *result.Result) error {
-	if err := report.Write(dir, res, report.Options{}); err != nil {
+	var opts report.Options
+	if f, err := fit.ReadResult(dir); err == nil { // a fit of this run: its section of the page
+		opts.Fit = f
+	}
+	if err := report.Write(dir, res, opts); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "report:  %s\n", filepath.Join(dir, report.HTMLFile))

@@ -75,6 +75,7 @@ func (e *env) commands() []*command {
 		e.mergeCommand(),
 		e.serveCommand(),
 		e.attackCommand(),
+		e.fitCommand(),
 	}
 }
 

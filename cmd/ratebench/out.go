@@ -13,6 +13,7 @@ import (
 
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/tracefile"
+	"github.com/ratebench/ratebench/fit"
 	"github.com/ratebench/ratebench/report"
 )
 
@@ -196,9 +197,9 @@ func (o *outDir) sub(name string) (*outDir, error) {
 }
 
 // writeResult writes res as the folder's result.json, then removes the
-// earlier result's report and trace (its page, charts, CSV and .hgrm
-// files, requests.csv), which no longer describe it: the report and trace
-// of res are put in place next.
+// earlier result's report, trace and fit (its page, charts, CSV and .hgrm
+// files, requests.csv, fit.json), which no longer describe it: the report
+// and trace of res are put in place next.
 func (o *outDir) writeResult(res *result.Result) error {
 	if err := res.WriteFile(filepath.Join(o.path, resultFile)); err != nil {
 		return err
@@ -206,7 +207,7 @@ func (o *outDir) writeResult(res *result.Result) error {
 	if o.old == nil {
 		return nil
 	}
-	for _, f := range append(report.Files(o.old), tracefile.Name) {
+	for _, f := range append(report.Files(o.old), tracefile.Name, fit.File) {
 		if err := os.Remove(filepath.Join(o.path, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}

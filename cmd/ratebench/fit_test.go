@@ -1,0 +1,56 @@
+//go:build !race
+
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ratebench/ratebench/fit"
+)
+
+// TestFitCommand: an attack's trace on `ratebench serve` is fitted to the
+// served algorithm and policy, written to fit.json and the page; a folder
+// without a trace is bad input.
+func TestFitCommand(t *testing.T) {
+	s := startServe(t, "-algo", "gcra", "-limit", "50", "-window", "1s", "-burst", "20")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "atk")
+	if code, _, stderr := attackCLI(t, context.Background(), "-url", s.url, "-workload", "poisson", "-rate", "100", "-duration", "6s", "-out", out); code != 0 {
+		t.Fatalf("attack: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := runCLI(t, dir, "fit", out)
+	if code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	f, err := fit.ReadResult(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := f.Best
+	if b.Algorithm != "gcra" || b.Limit != 50 || b.WindowNS != 1e9 || b.Burst < 19 || b.Burst > 21 || b.AgreementPct < 99 || b.AmbiguousPct > 10 {
+		// Poisson arrivals at twice the rate put many requests near the
+		// bucket's edge: up to a tenth too close to call.
+		t.Errorf("best fit %s at %.2f%% (%.2f%% too close to call): want gcra of 50 per 1s with a burst of 20 within 1, at least 99%%, at most 10%%",
+			b, b.AgreementPct, b.AmbiguousPct)
+	}
+	if !strings.Contains(stdout, "The service behaves like gcra of 50 per 1s") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+	page, err := os.ReadFile(filepath.Join(out, "report.html"))
+	if err != nil || !strings.Contains(string(page), "What the service behaves like") {
+		t.Errorf("report.html has no fit section (%v)", err)
+	}
+
+	// A run folder without requests.csv.
+	sim := filepath.Join(dir, "sim")
+	if code, _, stderr := runCLI(t, dir, "run", "-algos", "gcra", "-duration", "1s", "-no-report", "-out", sim); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, dir, "fit", sim); code != 2 || !strings.Contains(stderr, "has no requests.csv") {
+		t.Errorf("fit of a folder without a trace: exit %d, %q", code, stderr)
+	}
+}

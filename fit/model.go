@@ -1,0 +1,281 @@
+package fit
+
+import "math"
+
+// params is a candidate policy. Rate-based models read interval (ns per
+// request) and burst; window models limit, window and, for a fixed
+// window on the clock, phase (where windows start, ns into the trace,
+// modulo window).
+type params struct {
+	limit, burst  int64
+	window, phase int64
+	interval      int64
+}
+
+// model predicts a limiter's decisions for a sequence of requests of one
+// key and is told what really happened: the fit scores it one step ahead.
+// decide must not change the state; apply advances it by the request sent
+// at t and its observed outcome. States are per key, index k.
+type model interface {
+	// reset readies n keys' states for p.
+	reset(p params, n int)
+	decide(k int, t int64) bool
+	apply(k int, t int64, admitted bool)
+}
+
+// family describes one model: its name in `ratebench list`, whether it
+// counts denied requests, its parameters, and how to make one.
+type family struct {
+	name         string
+	countsDenied bool
+	rateBased    bool // interval and burst; otherwise limit and window
+	phased       bool // fixed windows on the clock: a phase too
+	nparams      int
+	new          func() model
+}
+
+// families are the models a trace is fitted to. The bucket family (token
+// bucket, GCRA, leaky bucket as a meter, x/time/rate) admits the same
+// requests for the same rate and capacity: one model stands for it.
+var families = []family{
+	{name: "gcra", rateBased: true, nparams: 2, new: func() model { return &gcraModel{} }},
+	{name: "token-bucket-debt", countsDenied: true, rateBased: true, nparams: 2, new: func() model { return &debtModel{} }},
+	{name: "nginx-limit-req", rateBased: true, nparams: 2, new: func() model { return &nginxModel{} }},
+	{name: "sliding-log", nparams: 2, new: func() model { return &logModel{} }},
+	{name: "sliding-log-all", countsDenied: true, nparams: 2, new: func() model { return &logModel{all: true} }},
+	{name: "sliding-counter", nparams: 2, new: func() model { return &counterModel{} }},
+	{name: "sliding-counter-all", countsDenied: true, nparams: 2, new: func() model { return &counterModel{all: true} }},
+	{name: "fixed-window", phased: true, nparams: 3, new: func() model { return &fixedModel{} }},
+	{name: "fixed-window-first", nparams: 2, new: func() model { return &firstModel{} }},
+}
+
+// gcraModel is the bucket family as a GCRA: a theoretical arrival time per
+// key; a request at t fits when max(tat, t) + T - t <= B*T.
+type gcraModel struct {
+	tat      []int64
+	t, limit int64
+}
+
+func (m *gcraModel) reset(p params, n int) {
+	m.t, m.limit = p.interval, p.burst*p.interval
+	m.tat = resize(m.tat, n, math.MinInt64)
+}
+
+func (m *gcraModel) decide(k int, t int64) bool { return max(m.tat[k], t)+m.t-t <= m.limit }
+
+func (m *gcraModel) apply(k int, t int64, admitted bool) {
+	if admitted {
+		m.tat[k] = max(m.tat[k], t) + m.t
+	}
+}
+
+// debtModel is a token bucket that a denied request also draws from, into
+// debt: as the GCRA, but every request moves the arrival time on, at most
+// to one capacity beyond the limit.
+type debtModel struct{ gcraModel }
+
+func (m *debtModel) apply(k int, t int64, _ bool) {
+	m.tat[k] = min(max(m.tat[k], t)+m.t, t+2*m.limit)
+}
+
+// nginxModel is nginx's limit_req: excess in thousandths of a request,
+// leaking at the rate on a millisecond clock; a request fits when the
+// excess after it is at most the burst (capacity - 1).
+type nginxModel struct {
+	excess, last []int64 // last: the millisecond of the last admission
+	rate         int64   // thousandths of a request per second
+	burst        int64   // thousandths
+}
+
+func (m *nginxModel) reset(p params, n int) {
+	m.rate = int64(math.Round(1e12 / float64(p.interval)))
+	m.burst = (p.burst - 1) * 1000
+	m.excess = resize(m.excess, n, 0)
+	m.last = resize(m.last, n, math.MinInt64)
+}
+
+func (m *nginxModel) next(k int, t int64) int64 {
+	if m.last[k] == math.MinInt64 {
+		return 0
+	}
+	ms := t/1e6 - m.last[k]
+	return max(m.excess[k]-m.rate*ms/1000+1000, 0)
+}
+
+func (m *nginxModel) decide(k int, t int64) bool { return m.next(k, t) <= m.burst }
+
+func (m *nginxModel) apply(k int, t int64, admitted bool) {
+	if admitted {
+		m.excess[k], m.last[k] = m.next(k, t), t/1e6
+	}
+}
+
+// logModel is a sliding log: a request fits when fewer than L requests
+// (admitted ones, or all with all) were logged in (t-W, t].
+type logModel struct {
+	all    bool
+	logs   [][]int64
+	limit  int64
+	window int64
+}
+
+func (m *logModel) reset(p params, n int) {
+	m.limit, m.window = p.limit, p.window
+	if cap(m.logs) < n {
+		m.logs = make([][]int64, n)
+	}
+	m.logs = m.logs[:n]
+	for i := range m.logs {
+		m.logs[i] = m.logs[i][:0]
+	}
+}
+
+func (m *logModel) decide(k int, t int64) bool {
+	l := m.logs[k]
+	i := len(l)
+	for i > 0 && l[i-1] > t-m.window {
+		i--
+	}
+	return int64(len(l)-i) < m.limit
+}
+
+func (m *logModel) apply(k int, t int64, admitted bool) {
+	if !admitted && !m.all {
+		return
+	}
+	l := m.logs[k]
+	drop := 0
+	for drop < len(l) && l[drop] <= t-m.window {
+		drop++
+	}
+	if drop > 0 && drop*2 >= len(l) { // keep the slice from growing without bound
+		l = append(l[:0], l[drop:]...)
+	}
+	m.logs[k] = append(l, t)
+}
+
+// counterModel is a sliding counter: the previous window's count weighted
+// by the part of it still inside (t-W, t], plus the current one's, must
+// leave room for the request.
+type counterModel struct {
+	all               bool
+	start, prev, curr []int64
+	limit, window     int64
+}
+
+func (m *counterModel) reset(p params, n int) {
+	m.limit, m.window = p.limit, p.window
+	m.start = resize(m.start, n, math.MinInt64)
+	m.prev = resize(m.prev, n, 0)
+	m.curr = resize(m.curr, n, 0)
+}
+
+// at returns the counts as they stand at t.
+func (m *counterModel) at(k int, t int64) (start, prev, curr int64) {
+	start, prev, curr = m.start[k], m.prev[k], m.curr[k]
+	if s := floorTo(t, m.window, 0); s > start {
+		if s == start+m.window {
+			prev = curr
+		} else {
+			prev = 0
+		}
+		start, curr = s, 0
+	}
+	return start, prev, curr
+}
+
+func (m *counterModel) decide(k int, t int64) bool {
+	start, prev, curr := m.at(k, t)
+	weight := start + m.window - t
+	room := m.limit - curr - 1
+	return room >= 0 && float64(room)*float64(m.window) >= float64(prev)*float64(weight)
+}
+
+func (m *counterModel) apply(k int, t int64, admitted bool) {
+	m.start[k], m.prev[k], m.curr[k] = m.at(k, t)
+	if admitted || m.all {
+		m.curr[k]++
+	}
+}
+
+// fixedModel is a fixed window on the clock: windows start at phase + jW.
+type fixedModel struct {
+	start, count         []int64
+	limit, window, phase int64
+}
+
+func (m *fixedModel) reset(p params, n int) {
+	m.limit, m.window, m.phase = p.limit, p.window, p.phase
+	m.start = resize(m.start, n, math.MinInt64)
+	m.count = resize(m.count, n, 0)
+}
+
+func (m *fixedModel) decide(k int, t int64) bool {
+	if floorTo(t, m.window, m.phase) > m.start[k] {
+		return m.limit >= 1
+	}
+	return m.count[k] < m.limit
+}
+
+func (m *fixedModel) apply(k int, t int64, admitted bool) {
+	if s := floorTo(t, m.window, m.phase); s > m.start[k] {
+		m.start[k], m.count[k] = s, 0
+	}
+	if admitted {
+		m.count[k]++
+	}
+}
+
+// firstModel is a fixed window that a key's first request opens, for W
+// (INCR then EXPIRE): every request counts, denied ones too, and one
+// fits while the count is at most L.
+type firstModel struct {
+	open, count   []int64
+	limit, window int64
+}
+
+func (m *firstModel) reset(p params, n int) {
+	m.limit, m.window = p.limit, p.window
+	m.open = resize(m.open, n, math.MinInt64)
+	m.count = resize(m.count, n, 0)
+}
+
+func (m *firstModel) live(k int, t int64) bool {
+	return m.open[k] != math.MinInt64 && t < m.open[k]+m.window
+}
+
+func (m *firstModel) decide(k int, t int64) bool {
+	if !m.live(k, t) {
+		return m.limit >= 1
+	}
+	return m.count[k] < m.limit
+}
+
+func (m *firstModel) apply(k int, t int64, _ bool) {
+	if !m.live(k, t) {
+		m.open[k], m.count[k] = t, 0
+	}
+	m.count[k]++
+}
+
+// floorTo is the start of the window of width w, starting at phase + jw,
+// that holds t.
+func floorTo(t, w, phase int64) int64 {
+	r := (t - phase) % w
+	if r < 0 {
+		r += w
+	}
+	return t - r
+}
+
+// resize returns s with n elements, all v.
+func resize(s []int64, n int, v int64) []int64 {
+	if cap(s) < n {
+		s = make([]int64, n)
+	}
+	s = s[:n]
+	for i := range s {
+		s[i] = v
+	}
+	return s
+}

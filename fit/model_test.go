@@ -1,0 +1,60 @@
+package fit
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/algorithms/all"
+	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/workload"
+)
+
+type rowsOf []Request
+
+func (r *rowsOf) Row(row bench.TraceRow) {
+	*r = append(*r, Request{Sent: row.Sent, Done: row.Done, Key: row.Key, Admitted: row.Outcome == bench.Admitted})
+}
+
+// TestModelsMatchAlgorithms: each model, given the policy, predicts every
+// decision of the algorithm it stands for over a simulated trace: the
+// fit's models are the algorithms' own semantics. (One instance limits
+// all keys of a trace here: the keys only vary the arrivals.)
+func TestModelsMatchAlgorithms(t *testing.T) {
+	for _, f := range families {
+		algo := f.name
+		if _, err := all.Lookup(algo); err != nil {
+			t.Logf("%s: not in the list", algo)
+			continue
+		}
+		for _, p := range []algorithms.Policy{
+			{Limit: 50, Window: time.Second, Burst: 20},
+			{Limit: 7, Window: 300 * time.Millisecond, Burst: 3},
+		} {
+			for _, keys := range []int{1, 3} {
+				e, _ := all.Lookup(algo)
+				var reqs rowsOf
+				spec := workload.Spec{Name: "poisson", Rate: 2 * p.Rate() * float64(keys), Duration: 20 * time.Second, Keys: keys, Cost: 1, Seed: 9}
+				cfg := bench.Config{Policy: p, Workload: spec, Trace: &reqs}
+				tgt := bench.Target{Name: algo, New: func() (algorithms.Limiter, error) { return e.New(p) }}
+				if _, err := bench.Simulate(context.Background(), cfg, []bench.Target{tgt}); err != nil {
+					t.Fatal(err)
+				}
+				d := newData(reqs, 0, 0)
+				s := d.scopes[0] // one instance limits every key
+				pp := params{interval: int64(p.Interval()), burst: p.WithDefaults().Burst, limit: p.Limit, window: int64(p.Window)}
+				m := f.new()
+				m.reset(pp, s.n)
+				for i, r := range reqs {
+					k := s.key[i]
+					if pred := m.decide(k, int64(r.Sent)); pred != r.Admitted {
+						t.Errorf("%s %v, %d keys: request %d (key %s) at %v: model %v, algorithm %v", algo, p, keys, i, r.Key, r.Sent, pred, r.Admitted)
+						break
+					}
+					m.apply(k, int64(r.Sent), r.Admitted)
+				}
+			}
+		}
+	}
+}
