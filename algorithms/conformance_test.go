@@ -48,3 +48,33 @@ func TestSlidingCounterConformance(t *testing.T) {
 		return algorithms.NewSlidingCounter(p)
 	}})
 }
+
+func TestFixedWindowFirstConformance(t *testing.T) {
+	algotest.Run(t, algotest.Config{IgnoresBurst: true, New: func(p algorithms.Policy) (algorithms.Limiter, error) {
+		return algorithms.NewFixedWindowFirst(p)
+	}})
+}
+
+func TestSlidingLogAllConformance(t *testing.T) {
+	algotest.Run(t, algotest.Config{IgnoresBurst: true, CountsDenied: true, New: func(p algorithms.Policy) (algorithms.Limiter, error) {
+		return algorithms.NewSlidingLogAll(p)
+	}})
+}
+
+func TestSlidingCounterAllConformance(t *testing.T) {
+	algotest.Run(t, algotest.Config{IgnoresBurst: true, CountsDenied: true, New: func(p algorithms.Policy) (algorithms.Limiter, error) {
+		return algorithms.NewSlidingCounterAll(p)
+	}})
+}
+
+func TestTokenBucketDebtConformance(t *testing.T) {
+	algotest.Run(t, algotest.Config{CountsDenied: true, New: func(p algorithms.Policy) (algorithms.Limiter, error) {
+		return algorithms.NewTokenBucketDebt(p)
+	}})
+}
+
+func TestNginxLimitReqConformance(t *testing.T) {
+	algotest.Run(t, algotest.Config{New: func(p algorithms.Policy) (algorithms.Limiter, error) {
+		return algorithms.NewNginxLimitReq(p)
+	}})
+}

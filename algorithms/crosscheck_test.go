@@ -449,6 +449,9 @@ func TestDecisionsDoNotAllocate(t *testing.T) {
 		"token-bucket": specTokenBucket, "gcra": specGCRA, "leaky-bucket": specLeakyBucket,
 		"leaky-queue": specLeakyQueue, "fixed-window": specFixedWindow,
 		"sliding-log": specSlidingLog, "sliding-counter": specSlidingCounter,
+		"fixed-window-first": specFixedWindowFirst, "sliding-log-all": specSlidingLogAll,
+		"sliding-counter-all": specSlidingCounterAll, "token-bucket-debt": specTokenBucketDebt,
+		"nginx-limit-req": specNginxLimitReq,
 	} {
 		l, err := s.new(p)
 		if err != nil {

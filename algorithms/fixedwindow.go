@@ -18,6 +18,14 @@ import (
 // backwards) counts against the current one and never resets it. The zero
 // value is not usable; use NewFixedWindow. Safe for concurrent use: a mutex
 // makes each decision one step; no allocation.
+//
+// A fixed window that also counts denied requests (INCR, then compare)
+// needs no model of its own as long as every cost is 1: a request is
+// denied only once the count has reached L, and from then on every
+// request of the window is denied whatever the count, so both admit the
+// same requests. With larger costs they differ: a denied request of cost n
+// would also take n from the window and could deny a smaller one that
+// still fits here.
 type FixedWindow struct {
 	window int64 // W, ns
 	limit  int64 // L

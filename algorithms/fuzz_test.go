@@ -29,11 +29,28 @@ type fuzzSpec struct {
 	// (Delay aside when noDelay).
 	twin    func(algorithms.Policy) (algorithms.Limiter, error)
 	noDelay bool
+	// countsDenied: a rejected request counts, so the final checks probe
+	// each on its own replay of the trace (a rejected probe would count
+	// against the next one).
+	countsDenied bool
+	// unit is the time unit of the decoded windows and gaps; 0 means 1ns.
+	// A limiter on a coarser clock (nginx's milliseconds) needs traces that
+	// cross its ticks now and then rather than never.
+	unit time.Duration
+	// forwardBound: the bound over spans W is checked only on traces whose
+	// instants never go back. nginx drains nothing for time going back and
+	// does not account for it either, so an admit at an earlier instant
+	// after a later one drained the state can exceed the bound.
+	forwardBound bool
 }
 
 func bPlusL(p algorithms.Policy) int64 { return p.WithDefaults().Burst + p.Limit }
 func twoL(p algorithms.Policy) int64   { return 2 * p.Limit }
 func oneL(p algorithms.Policy) int64   { return p.Limit }
+
+// twoLMinusOne is FixedWindowFirst's worst case: the request that opened a
+// window is never in a span W with the next window's.
+func twoLMinusOne(p algorithms.Policy) int64 { return 2*p.Limit - 1 }
 
 // limiterOf turns a constructor of a concrete type into one of a Limiter.
 func limiterOf[L algorithms.Limiter](f func(algorithms.Policy) (L, error)) func(algorithms.Policy) (algorithms.Limiter, error) {
@@ -58,6 +75,15 @@ var (
 	specSlidingLog     = fuzzSpec{new: limiterOf(algorithms.NewSlidingLog), windowed: true, latest: true, bound: oneL}
 	specSlidingCounter = fuzzSpec{new: limiterOf(algorithms.NewSlidingCounter), windowed: true, latest: true,
 		bound: slidingCounterBound}
+	specFixedWindowFirst = fuzzSpec{new: limiterOf(algorithms.NewFixedWindowFirst), windowed: true, latest: true, bound: twoLMinusOne}
+	specSlidingLogAll    = fuzzSpec{new: limiterOf(algorithms.NewSlidingLogAll), windowed: true, latest: true, bound: oneL,
+		countsDenied: true}
+	specSlidingCounterAll = fuzzSpec{new: limiterOf(algorithms.NewSlidingCounterAll), windowed: true, latest: true,
+		bound: slidingCounterBound, countsDenied: true}
+	specTokenBucketDebt = fuzzSpec{new: limiterOf(algorithms.NewTokenBucketDebt), bound: bPlusL, countsDenied: true}
+	// An eighth of a millisecond: windows of 1/8ms to 9ms, gaps up to 28ms.
+	specNginxLimitReq = fuzzSpec{new: limiterOf(algorithms.NewNginxLimitReq), bound: algorithms.NginxLimitReqWorst,
+		unit: time.Millisecond / 8, forwardBound: true}
 )
 
 func FuzzTokenBucket(f *testing.F)    { fuzzLimiter(f, specTokenBucket) }
@@ -67,6 +93,12 @@ func FuzzLeakyQueue(f *testing.F)     { fuzzLimiter(f, specLeakyQueue) }
 func FuzzFixedWindow(f *testing.F)    { fuzzLimiter(f, specFixedWindow) }
 func FuzzSlidingLog(f *testing.F)     { fuzzLimiter(f, specSlidingLog) }
 func FuzzSlidingCounter(f *testing.F) { fuzzLimiter(f, specSlidingCounter) }
+
+func FuzzFixedWindowFirst(f *testing.F)  { fuzzLimiter(f, specFixedWindowFirst) }
+func FuzzSlidingLogAll(f *testing.F)     { fuzzLimiter(f, specSlidingLogAll) }
+func FuzzSlidingCounterAll(f *testing.F) { fuzzLimiter(f, specSlidingCounterAll) }
+func FuzzTokenBucketDebt(f *testing.F)   { fuzzLimiter(f, specTokenBucketDebt) }
+func FuzzNginxLimitReq(f *testing.F)     { fuzzLimiter(f, specNginxLimitReq) }
 
 // fuzzLimiter seeds the corpus and runs the common body.
 func fuzzLimiter(f *testing.F, s fuzzSpec) {
@@ -95,15 +127,17 @@ func fuzzLimiter(f *testing.F, s fuzzSpec) {
 }
 
 // decodeFuzz turns fuzz bytes into a small policy and a trace of at most
-// 256 requests, instants possibly going back, costs 1..2*capacity.
+// 256 requests, instants possibly going back, costs 1..2*capacity; times
+// in units of s.unit.
 func decodeFuzz(s fuzzSpec, data []byte) (algorithms.Policy, []request) {
 	if len(data) < 5 {
 		return algorithms.Policy{}, nil
 	}
+	unit := max(s.unit, 1)
 	limit := 1 + int64(data[0]%8)
 	p := algorithms.Policy{
 		Limit:  limit,
-		Window: time.Duration(limit + int64(data[1]%64)),
+		Window: time.Duration(limit+int64(data[1]%64)) * unit,
 		Burst:  1 + int64(data[2]%8),
 	}
 	capacity := p.Burst
@@ -111,9 +145,9 @@ func decodeFuzz(s fuzzSpec, data []byte) (algorithms.Policy, []request) {
 		capacity = p.Limit
 	}
 	var trace []request
-	at := time.Duration(1000)
+	at := 1000 * unit
 	for i := 3; i+1 < len(data) && len(trace) < 256; i += 2 {
-		at += time.Duration(int64(data[i]) - 32)
+		at += time.Duration(int64(data[i])-32) * unit
 		trace = append(trace, request{at: at, cost: 1 + int64(data[i+1])%(2*capacity)})
 	}
 	return p, trace
@@ -144,11 +178,15 @@ func fuzzBody(t *testing.T, s fuzzSpec, data []byte) {
 	interval := p.Interval()
 	latest := time.Duration(math.MinInt64)
 	var admits []admit
+	bounded := -1 // with forwardBound, the admits before time first went back
 	var d algorithms.Decision
 	for i, q := range trace {
 		d, err = l.Allow(q.at, "k", q.cost)
 		if err != nil {
 			t.Fatalf("policy %v request %d %+v: %v", p, i, q, err)
+		}
+		if s.forwardBound && bounded < 0 && q.at < latest {
+			bounded = len(admits)
 		}
 		latest = max(latest, q.at)
 		fail := func(why string) {
@@ -197,7 +235,11 @@ func fuzzBody(t *testing.T, s fuzzSpec, data []byte) {
 			admits = append(admits, admit(q))
 		}
 	}
-	if got, bound := maxInSpan(admits, p.Window, false), s.bound(p); got > bound {
+	checked := admits
+	if bounded >= 0 {
+		checked = admits[:bounded]
+	}
+	if got, bound := maxInSpan(checked, p.Window, false), s.bound(p); got > bound {
 		t.Fatalf("policy %v: %d admitted in a span (t-W, t], bound %d; admits %v", p, got, bound, admits)
 	}
 	if got := maxInSpan(admits, p.Window, true); s.shaper && got > p.Limit+1 {
@@ -210,7 +252,8 @@ func fuzzBody(t *testing.T, s fuzzSpec, data []byte) {
 // decision d was exact: a request of Remaining units at the same instant is
 // admitted and one of Remaining+1 is not; the same request is admitted at
 // now+RetryAfter and not 1ns earlier; the whole capacity at now+ResetAfter
-// and not 1ns earlier.
+// and not 1ns earlier. For a limiter that counts denied requests, each
+// probe runs on its own replay.
 func checkLast(t *testing.T, s fuzzSpec, p algorithms.Policy, trace []request, d algorithms.Decision, capacity int64) {
 	q := trace[len(trace)-1]
 	replay := func() algorithms.Limiter {
@@ -219,6 +262,14 @@ func checkLast(t *testing.T, s fuzzSpec, p algorithms.Policy, trace []request, d
 			if _, err := l.Allow(r.at, "k", r.cost); err != nil {
 				t.Fatal(err)
 			}
+		}
+		return l
+	}
+	// again is the limiter for a probe that follows another: the same one,
+	// or a new replay when a rejected probe would count.
+	again := func(l algorithms.Limiter) algorithms.Limiter {
+		if s.countsDenied {
+			return replay()
 		}
 		return l
 	}
@@ -236,16 +287,17 @@ func checkLast(t *testing.T, s fuzzSpec, p algorithms.Policy, trace []request, d
 	l := replay()
 	probe(l, q.at, d.Remaining+1, false, "Remaining+1")
 	if d.Remaining > 0 {
-		probe(l, q.at, d.Remaining, true, "Remaining")
+		probe(again(l), q.at, d.Remaining, true, "Remaining")
 	}
 	if !d.Allowed && d.RetryAfter != algorithms.Never {
 		l := replay()
 		probe(l, q.at+d.RetryAfter-1, q.cost, false, "1ns before RetryAfter")
-		probe(l, q.at+d.RetryAfter, q.cost, true, "at RetryAfter")
+		probe(again(l), q.at+d.RetryAfter, q.cost, true, "at RetryAfter")
 	}
 	l = replay()
 	if d.ResetAfter > 0 {
 		probe(l, q.at+d.ResetAfter-1, capacity, false, "1ns before ResetAfter")
+		l = again(l)
 	}
 	probe(l, q.at+d.ResetAfter, capacity, true, "at ResetAfter")
 }

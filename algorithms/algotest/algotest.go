@@ -45,6 +45,23 @@ type Config struct {
 	// limiters that compute in floating point (x/time/rate); 0 means exact
 	// to the nanosecond.
 	RetrySlack time.Duration
+	// CountsDenied is true for limiters that count denied requests as
+	// admitted ones do (sliding-log-all, sliding-counter-all,
+	// token-bucket-debt): a rejected request takes quota, so that a client
+	// that keeps sending is held off. For them, and only for them:
+	//   - RejectionConsumesNothing is skipped, since by design a rejection
+	//     consumes; RejectionCounts checks the opposite instead;
+	//   - RetryAfterExact and ResetAfterExact probe "1ns before" and "at"
+	//     on two replays of the script, not one after the other on one
+	//     limiter, since the first probe, rejected, counts against the
+	//     second;
+	//   - RefillOverTime sends one request every 2T (half the rate L/W)
+	//     instead of one every W/20 (twice the rate), at which such a
+	//     limiter never admits again: that is its starvation, on purpose;
+	//   - CostAboveBurst expects the whole capacity back at
+	//     now+ResetAfter of the last request above it rather than at now,
+	//     since such a request may count as well.
+	CountsDenied bool
 	// Skip names properties that do not hold for this limiter, each with
 	// the reason, which the suite logs (e.g. a peer library's known quirk).
 	Skip map[string]string
@@ -79,24 +96,26 @@ func Run(t *testing.T, cfg Config) {
 		cfg.Concurrency = 8
 	}
 	props := []struct {
-		name  string
-		pacer bool // applies to pacers too
-		fn    func(*testing.T, Config)
+		name   string
+		pacer  bool // applies to pacers too
+		denied applies
+		fn     func(*testing.T, Config)
 	}{
-		{"InvalidPolicy", true, invalidPolicy},
-		{"InvalidCost", true, invalidCost},
-		{"StartsFull", false, startsFull},
-		{"RemainingExact", false, remainingExact},
-		{"RetryAfterExact", false, retryAfterExact},
-		{"ResetAfterExact", false, resetAfterExact},
-		{"RefillOverTime", false, refillOverTime},
-		{"RejectionConsumesNothing", false, rejectionConsumesNothing},
-		{"CostAboveBurst", false, costAboveBurst},
-		{"ClockBackwards", false, clockBackwards},
-		{"SaturatesAfterIdle", false, saturatesAfterIdle},
-		{"HundredYearJump", false, hundredYearJump},
-		{"Delays", true, pacerDelays},
-		{"ConcurrentExactQuota", true, concurrentExactQuota},
+		{"InvalidPolicy", true, always, invalidPolicy},
+		{"InvalidCost", true, always, invalidCost},
+		{"StartsFull", false, always, startsFull},
+		{"RemainingExact", false, always, remainingExact},
+		{"RetryAfterExact", false, always, retryAfterExact},
+		{"ResetAfterExact", false, always, resetAfterExact},
+		{"RefillOverTime", false, always, refillOverTime},
+		{"RejectionConsumesNothing", false, unlessCountsDenied, rejectionConsumesNothing},
+		{"RejectionCounts", false, onlyCountsDenied, rejectionCounts},
+		{"CostAboveBurst", false, always, costAboveBurst},
+		{"ClockBackwards", false, always, clockBackwards},
+		{"SaturatesAfterIdle", false, always, saturatesAfterIdle},
+		{"HundredYearJump", false, always, hundredYearJump},
+		{"Delays", true, always, pacerDelays},
+		{"ConcurrentExactQuota", true, always, concurrentExactQuota},
 	}
 	for _, p := range props {
 		t.Run(p.name, func(t *testing.T) {
@@ -106,10 +125,26 @@ func Run(t *testing.T, cfg Config) {
 			if cfg.Pacer && !p.pacer {
 				t.Skip("does not apply to a pacer, which never rejects")
 			}
+			switch {
+			case p.denied == unlessCountsDenied && cfg.CountsDenied:
+				t.Skip("a limiter that counts denied requests consumes quota on a rejection by design (Config.CountsDenied); RejectionCounts checks that")
+			case p.denied == onlyCountsDenied && !cfg.CountsDenied:
+				t.Skip("only for a limiter that counts denied requests (Config.CountsDenied)")
+			}
 			p.fn(t, cfg)
 		})
 	}
 }
+
+// applies says which limiters a property applies to, as to whether they
+// count denied requests.
+type applies int
+
+const (
+	always             applies = iota
+	unlessCountsDenied         // only to limiters whose rejections consume nothing
+	onlyCountsDenied           // only to limiters that count denied requests
+)
 
 // capacity is what a fresh limiter admits at one instant.
 func (c Config) capacity(p algorithms.Policy) int64 {
@@ -262,25 +297,46 @@ func retryAfterExact(t *testing.T, cfg Config) {
 	for _, p := range []algorithms.Policy{even, small, large} {
 		for _, offset := range []time.Duration{0, 1, 37 * time.Millisecond, 250 * time.Millisecond, 999 * time.Millisecond} {
 			for _, cost := range []int64{1, 2, cfg.capacity(p)} {
-				s := newScript(t, cfg, p)
-				s.drain(cfg.T0, cfg.capacity(p))
 				at := cfg.T0 + offset
-				d := s.allow(at, cost)
+				replay := func() (*script, algorithms.Decision) {
+					s := newScript(t, cfg, p)
+					s.drain(cfg.T0, cfg.capacity(p))
+					return s, s.allow(at, cost)
+				}
+				s, d := replay()
 				if d.Allowed {
 					continue // refilled already: nothing to retry
 				}
 				if d.RetryAfter == algorithms.Never {
 					t.Fatalf("%s: RetryAfter = Never for a cost within capacity", s.label(at, cost))
 				}
-				if cfg.RetrySlack == 0 {
-					s.want(at+d.RetryAfter-1, cost, false)
-					s.want(at+d.RetryAfter, cost, true)
-				} else {
-					s.want(at+d.RetryAfter-cfg.RetrySlack-1, cost, false)
-					s.want(at+d.RetryAfter+cfg.RetrySlack, cost, true)
+				before, after := at+d.RetryAfter-1, at+d.RetryAfter
+				if cfg.RetrySlack != 0 {
+					before, after = before-cfg.RetrySlack, after+cfg.RetrySlack
 				}
+				cfg.probe(s, replay, probe{before, cost, false}, probe{after, cost, true})
 			}
 		}
+	}
+}
+
+// probe is a request whose decision a property expects.
+type probe struct {
+	at      time.Duration
+	cost    int64
+	allowed bool
+}
+
+// probe runs the probes on s one after the other; for a limiter that
+// counts denied requests, where a rejected probe would count against the
+// next one, it runs each on its own replay of the script that made s.
+func (c Config) probe(s *script, replay func() (*script, algorithms.Decision), probes ...probe) {
+	s.t.Helper()
+	for i, p := range probes {
+		if c.CountsDenied && i > 0 {
+			s, _ = replay()
+		}
+		s.want(p.at, p.cost, p.allowed)
 	}
 }
 
@@ -289,19 +345,22 @@ func retryAfterExact(t *testing.T, cfg Config) {
 func resetAfterExact(t *testing.T, cfg Config) {
 	for _, p := range []algorithms.Policy{even, small, large} {
 		for _, used := range []int64{1, 2, cfg.capacity(p)} {
-			s := newScript(t, cfg, p)
-			var d algorithms.Decision
-			for range used {
-				d = s.want(cfg.T0, 1, true)
+			replay := func() (*script, algorithms.Decision) {
+				s := newScript(t, cfg, p)
+				var d algorithms.Decision
+				for range used {
+					d = s.want(cfg.T0, 1, true)
+				}
+				return s, d
 			}
+			s, d := replay()
 			if d.ResetAfter <= 0 {
 				t.Fatalf("policy %v: ResetAfter = %v after %d admits, want > 0", p, d.ResetAfter, used)
 			}
 			full := cfg.capacity(p)
 			at := cfg.T0 + d.ResetAfter
 			if cfg.RetrySlack == 0 {
-				s.want(at-1, full, false)
-				s.want(at, full, true)
+				cfg.probe(s, replay, probe{at - 1, full, false}, probe{at, full, true})
 			} else {
 				s.want(at+cfg.RetrySlack, full, true)
 			}
@@ -310,12 +369,17 @@ func resetAfterExact(t *testing.T, cfg Config) {
 }
 
 // refillOverTime: an exhausted limiter admits again as time passes, and a
-// long wait restores the whole capacity.
+// long wait restores the whole capacity. The requests come at twice the
+// rate, or, to a limiter that counts denied requests, at half of it.
 func refillOverTime(t *testing.T, cfg Config) {
 	s := newScript(t, cfg, even)
 	s.drain(cfg.T0, cfg.capacity(even))
 	var admitted int64
-	for at := cfg.T0; at < cfg.T0+3*even.Window; at += even.Window / 20 {
+	step := even.Window / 20
+	if cfg.CountsDenied {
+		step = 2 * even.Interval()
+	}
+	for at := cfg.T0; at < cfg.T0+3*even.Window; at += step {
 		if s.allow(at, 1).Allowed {
 			admitted++
 		}
@@ -355,19 +419,67 @@ func rejectionConsumesNothing(t *testing.T, cfg Config) {
 	}
 }
 
+// rejectionCounts, for a limiter that counts denied requests: two
+// limiters are exhausted at t0, then get one unit request every 2T (half
+// the rate, at which such a limiter admits again after a while), and one
+// of them also gets extra requests whenever it rejects one, the first
+// right after it was exhausted. The extras are rejected; the limiter that
+// gets them never admits a request that the other rejects (they only take
+// quota away), and it admits fewer in all.
+func rejectionCounts(t *testing.T, cfg Config) {
+	a := newScript(t, cfg, even)
+	b := newScript(t, cfg, even)
+	c := cfg.capacity(even)
+	a.drain(cfg.T0, c)
+	b.drain(cfg.T0, c)
+	extras := func(at time.Duration) {
+		t.Helper()
+		for _, cost := range []int64{1, 2, c} {
+			if d := b.allow(at, cost); d.Allowed {
+				t.Fatalf("%s = %+v: admitted right after a rejection", b.label(at, cost), d)
+			}
+		}
+	}
+	extras(cfg.T0)
+	var na, nb int
+	for at := cfg.T0 + 2*even.Interval(); at <= cfg.T0+4*even.Window; at += 2 * even.Interval() {
+		da, db := a.allow(at, 1), b.allow(at, 1)
+		if db.Allowed && !da.Allowed {
+			t.Fatalf("step %d at %s: %+v after extra requests, %+v without: admitted only with them", b.n, rel(at, cfg.T0), db, da)
+		}
+		if da.Allowed {
+			na++
+		}
+		if db.Allowed {
+			nb++
+			continue
+		}
+		extras(at)
+	}
+	if nb >= na {
+		t.Fatalf("admitted %d with extra rejected requests, %d without: the rejections took nothing", nb, na)
+	}
+}
+
 // costAboveBurst: a cost above the capacity is rejected with RetryAfter
-// Never, consumes nothing, and an error is not returned.
+// Never, consumes nothing (or, if it counts denied requests, no more than
+// ResetAfter says), and an error is not returned.
 func costAboveBurst(t *testing.T, cfg Config) {
 	for _, p := range []algorithms.Policy{even, small, large} {
 		s := newScript(t, cfg, p)
 		c := cfg.capacity(p)
+		var d algorithms.Decision
 		for _, cost := range []int64{c + 1, math.MaxInt64 / 1_000_000_000, math.MaxInt64} {
-			d := s.want(cfg.T0, cost, false)
+			d = s.want(cfg.T0, cost, false)
 			if d.RetryAfter != algorithms.Never || d.Remaining > c {
 				t.Fatalf("%s = %+v: want RetryAfter = algorithms.Never and Remaining <= %d", s.label(cfg.T0, cost), d, c)
 			}
 		}
-		s.want(cfg.T0, c, true)
+		at := cfg.T0
+		if cfg.CountsDenied {
+			at += d.ResetAfter
+		}
+		s.want(at, c, true)
 	}
 }
 

@@ -34,6 +34,11 @@ func twoL(p algorithms.Policy) int64     { return 2 * p.Limit }
 func oneL(p algorithms.Policy) int64     { return p.Limit }
 func lPlusOne(p algorithms.Policy) int64 { return p.Limit + 1 }
 
+// twoLMinusOne is the worst case of a window opened by a request: the
+// opener, at the window's start, is never in a span W with the next
+// window's requests.
+func twoLMinusOne(p algorithms.Policy) int64 { return 2*p.Limit - 1 }
+
 // slidingCounterWorst is 2L - ceil(2L/W) with W in ns: L at the last
 // nanosecond of a window, then as much as the weighted estimate lets in
 // just before the end of the next one.
@@ -71,6 +76,16 @@ func Entries() []Entry {
 			Theory: oneL, TheoryText: "L", IgnoresBurst: true, New: wrap(algorithms.NewSlidingLog)},
 		{Name: "sliding-counter", Describe: "weighted previous + current window counter: approximately L",
 			Theory: slidingCounterWorst, TheoryText: "≈ L typical, 2L - 1 worst", IgnoresBurst: true, New: wrap(algorithms.NewSlidingCounter)},
+		{Name: "fixed-window-first", Describe: "counter per window opened by the first request after the last one expired (INCR + EXPIRE): L per W",
+			Theory: twoLMinusOne, TheoryText: "2L - 1 (window boundary)", IgnoresBurst: true, New: wrap(algorithms.NewFixedWindowFirst)},
+		{Name: "sliding-log-all", Describe: "sliding log of every request, rejected too: L in any trailing W, a client that keeps sending is starved",
+			Theory: oneL, TheoryText: "L", IgnoresBurst: true, New: wrap(algorithms.NewSlidingLogAll)},
+		{Name: "sliding-counter-all", Describe: "weighted previous + current window counting every request, rejected too: approximately L, starves overload",
+			Theory: slidingCounterWorst, TheoryText: "≈ L typical, 2L - 1 worst", IgnoresBurst: true, New: wrap(algorithms.NewSlidingCounterAll)},
+		{Name: "token-bucket-debt", Describe: "token bucket whose rejected requests take their cost too, down to -B tokens: capacity B, refill L/W",
+			Theory: bPlusL, TheoryText: "B + L", New: wrap(algorithms.NewTokenBucketDebt)},
+		{Name: "nginx-limit-req", Describe: "nginx limit_req nodelay: rate L/W in 0.001 r/s on 1ms ticks, burst=B-1 (B after idle)",
+			Theory: algorithms.NginxLimitReqWorst, TheoryText: "B + ⌊rate·⌈W/1ms⌉/10⁶⌋ (B + L for W = 1s)", New: wrap(algorithms.NewNginxLimitReq)},
 		{Name: "x-rate", Describe: "golang.org/x/time/rate Limiter.AllowN (token bucket, float64 tokens)",
 			Theory: bPlusL, TheoryText: "B + L", Peer: true, New: peers.NewXRateLimiter},
 		{Name: "uber", Describe: "go.uber.org/ratelimit Take on a virtual clock (pacer: delays, never rejects)",

@@ -69,7 +69,7 @@ func (m *tableModel) step(t *testing.T, l *keyed.Limiter, at time.Duration, key 
 	if d.TableFull {
 		t.Fatalf("Allow(t0%+v, %q) = %+v, want it taken in: %d keys held, the first full again at t0%+v", at-t0, key, d, len(m.held), m.first()-t0)
 	}
-	if d.Allowed {
+	if d.Allowed || d.ResetAfter > 0 { // admitted, or a rejection that counted
 		if victim != "" {
 			delete(m.held, victim)
 			m.evictions++
@@ -102,27 +102,36 @@ func TestFloodKeepsExhaustedKey(t *testing.T) {
 			}
 			// Checks of the victim during the flood: before its retry time,
 			// 1ns before it at last (1ns more for a limiter in float64).
+			// A limiter that counts denied requests counts the checks too:
+			// its retry time moves later with each.
+			retryAt := t0 + retry
+			check := func(at time.Duration, why string) {
+				t.Helper()
+				d := m.step(t, l, at, "victim", 1)
+				if d.Allowed || d.TableFull {
+					t.Fatalf("victim at t0%+v, %s t0%+v: %+v, want rejected", at-t0, why, retryAt-t0, d)
+				}
+				if algo.countsDenied {
+					retryAt = at + d.RetryAfter
+				}
+			}
 			before := t0 + retry - 1 - algo.slack
 			checks := []time.Duration{t0 + retry/3, t0 + 2*retry/3, before}
 			for k := range flood {
 				at := t0 + time.Duration(int64(before-t0)*int64(k)/flood)
 				for len(checks) > 0 && checks[0] <= at {
-					if d := m.step(t, l, checks[0], "victim", 1); d.Allowed || d.TableFull {
-						t.Fatalf("victim at t0%+v, before its retry time t0%+v: %+v, want rejected", checks[0]-t0, retry, d)
-					}
+					check(checks[0], "before its retry time")
 					checks = checks[1:]
 				}
 				m.step(t, l, at, fmt.Sprint("flood", k), 1)
 			}
-			if d := m.step(t, l, before, "victim", 1); d.Allowed {
-				t.Fatalf("victim at t0%+v, after the flood: %+v, want rejected", before-t0, d)
-			}
-			if d := m.step(t, l, t0+retry+algo.slack, "victim", 1); !d.Allowed {
-				t.Fatalf("victim at its retry time t0%+v: %+v, want admitted", retry+algo.slack, d)
+			check(before, "after the flood, before its retry time")
+			if d := m.step(t, l, retryAt+algo.slack, "victim", 1); !d.Allowed {
+				t.Fatalf("victim at its retry time t0%+v: %+v, want admitted", retryAt+algo.slack-t0, d)
 			}
 			// The first instant a slot frees, exactly: a new key is refused
 			// 1ns before it and taken in at it.
-			if first := m.first(); first > t0+retry+algo.slack {
+			if first := m.first(); first > retryAt+algo.slack {
 				want := algorithms.Decision{TableFull: true, RetryAfter: 1, ResetAfter: 1}
 				if d := m.step(t, l, first-1, "late1", 1); d != want {
 					t.Fatalf("new key 1ns before a slot frees: %+v, want %+v", d, want)

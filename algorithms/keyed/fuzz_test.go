@@ -25,6 +25,17 @@ var fuzzAlgos = []struct {
 	{"generic/fixed-window", func(p algorithms.Policy) (algorithms.Limiter, error) { return algorithms.NewFixedWindow(p) }, true},
 	{"generic/sliding-log", func(p algorithms.Policy) (algorithms.Limiter, error) { return algorithms.NewSlidingLog(p) }, true},
 	{"generic/sliding-counter", func(p algorithms.Policy) (algorithms.Limiter, error) { return algorithms.NewSlidingCounter(p) }, true},
+	{"generic/fixed-window-first", func(p algorithms.Policy) (algorithms.Limiter, error) { return algorithms.NewFixedWindowFirst(p) }, true},
+	{"generic/sliding-log-all", func(p algorithms.Policy) (algorithms.Limiter, error) { return algorithms.NewSlidingLogAll(p) }, true},
+	{"generic/sliding-counter-all", func(p algorithms.Policy) (algorithms.Limiter, error) { return algorithms.NewSlidingCounterAll(p) }, true},
+	{"compact/token-bucket-debt", func(p algorithms.Policy) (algorithms.Limiter, error) { return algorithms.NewTokenBucketDebt(p) }, false},
+	{"generic/token-bucket-debt", func(p algorithms.Policy) (algorithms.Limiter, error) {
+		l, err := algorithms.NewTokenBucketDebt(p)
+		if err != nil {
+			return nil, err
+		}
+		return hide{l}, nil
+	}, false},
 }
 
 // heldKey is a key found in the table: its shard and the instant from
@@ -232,10 +243,13 @@ func fuzzTable(t *testing.T, data []byte) {
 		if !m.diverged && d != wantOld {
 			fail("Allow(%q, %d) = %+v, a limiter never forgotten says %+v", key, cost, d, wantOld)
 		}
-		if _, stored := after[key]; stored != (wasHeld || d.Allowed) {
+		// A new key is stored when admitted, or rejected with a state not
+		// as good as new (a rejection that counted).
+		taken := !wasHeld && (d.Allowed || d.ResetAfter > 0)
+		if _, stored := after[key]; stored != (wasHeld || taken) {
 			fail("Allow(%q) = %+v: held %v before, %v after", key, d, wasHeld, stored)
 		}
-		if !wasHeld && !d.Allowed {
+		if !wasHeld && !taken {
 			forget(key, m.oldFull) // never stored
 		}
 		var lossy int64
@@ -251,9 +265,9 @@ func fuzzTable(t *testing.T, data []byte) {
 			forget(k, h.full)
 		}
 		switch {
-		case gone > 1 || gone == 1 && !(full && d.Allowed):
+		case gone > 1 || gone == 1 && !(full && taken):
 			fail("Allow(%q) = %+v dropped %d keys, with %d of %d in its shard", key, d, gone, inShard, s.cap)
-		case full && d.Allowed && gone != 1:
+		case full && taken && gone != 1:
 			fail("Allow(%q) = %+v took a key into a full shard without dropping one", key, d)
 		case lossy > 0 && opts.OnFull != EvictLossy:
 			fail("Allow(%q) evicted a key that was not as good as new", key)

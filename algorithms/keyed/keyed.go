@@ -257,8 +257,10 @@ func (l *Limiter) layout(opts Options) error {
 
 // Allow implements algorithms.Limiter: it decides a request of cost units
 // (>= 1) for key at the instant now against key's own state. A key not held
-// yet starts fresh (full); it is stored only if the request is admitted, so
-// that a rejection, which consumes nothing, never evicts another key. When
+// yet starts fresh (full); it is stored only if the request is admitted or
+// left the state short of full (a limiter that counts denied requests may
+// take quota for a rejection), so that a rejection that consumes nothing
+// never evicts another key, and one that consumes is not forgotten. When
 // its shard is full and none of its keys can be forgotten at now, a new
 // key is refused before its request is decided (with Reject, whatever the
 // cost): the decision is rejected with TableFull set, Remaining 0, and
@@ -346,7 +348,9 @@ func raise(w *atomic.Int64, at int64) {
 // the key a slot first (a free one, or one whose key can be forgotten, or
 // with EvictLossy the one closest to that), so that a refused key costs no
 // allocation; then decides on a fresh state and stores the key if
-// admitted.
+// admitted, or if rejected with a state that is not as good as new (its
+// FullAt or now+ResetAfter after now): dropping that state would give the
+// key back the quota its rejection took.
 func (l *Limiter) allowNew(s *shard, h uint64, now time.Duration, key string, cost int64) (algorithms.Decision, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -371,9 +375,9 @@ func (l *Limiter) allowNew(s *shard, h uint64, now time.Duration, key string, co
 		if err != nil {
 			return d, fmt.Errorf("keyed: %w", err)
 		}
-		if d.Allowed {
-			w := s.scratch.Load()
-			i := l.insert(s, h, strings.Clone(key), int64(l.rule.FullAt(w)), evict, lossy)
+		w := s.scratch.Load()
+		if full := int64(l.rule.FullAt(w)); d.Allowed || full > int64(now) {
+			i := l.insert(s, h, strings.Clone(key), full, evict, lossy)
 			l.slot(s, i).word.Store(w)
 		}
 		return d, nil
@@ -387,7 +391,7 @@ func (l *Limiter) allowNew(s *shard, h uint64, now time.Duration, key string, co
 	if err != nil {
 		return d, fmt.Errorf("keyed: %w", err)
 	}
-	if d.Allowed {
+	if d.Allowed || d.ResetAfter > 0 {
 		at := l.resetAt(now, d)
 		i := l.insert(s, h, stored, at, evict, lossy)
 		l.slot(s, i).word.Store(at)

@@ -78,6 +78,7 @@ var algos = []struct {
 	newLimiter   func(algorithms.Policy) (algorithms.Limiter, error)
 	ignoresBurst bool          // window algorithms: capacity L whatever B
 	shaper       bool          // delays admitted requests (leaky-queue)
+	countsDenied bool          // a rejection takes quota
 	slack        time.Duration // RetryAfter may be off by this much (float64)
 	skip         map[string]string
 }{
@@ -90,6 +91,12 @@ var algos = []struct {
 	{name: "generic/fixed-window", newLimiter: limiter(algorithms.NewFixedWindow), ignoresBurst: true},
 	{name: "generic/sliding-log", newLimiter: limiter(algorithms.NewSlidingLog), ignoresBurst: true},
 	{name: "generic/sliding-counter", newLimiter: limiter(algorithms.NewSlidingCounter), ignoresBurst: true},
+	{name: "generic/fixed-window-first", newLimiter: limiter(algorithms.NewFixedWindowFirst), ignoresBurst: true},
+	{name: "generic/sliding-log-all", newLimiter: limiter(algorithms.NewSlidingLogAll), ignoresBurst: true, countsDenied: true},
+	{name: "generic/sliding-counter-all", newLimiter: limiter(algorithms.NewSlidingCounterAll), ignoresBurst: true, countsDenied: true},
+	{name: "compact/token-bucket-debt", newLimiter: limiter(algorithms.NewTokenBucketDebt), countsDenied: true},
+	{name: "generic/token-bucket-debt", newLimiter: hidden(limiter(algorithms.NewTokenBucketDebt)), countsDenied: true},
+	{name: "generic/nginx-limit-req", newLimiter: limiter(algorithms.NewNginxLimitReq)},
 	{name: "generic/x-rate", newLimiter: peers.NewXRateLimiter, slack: 1, skip: map[string]string{
 		"ClockBackwards": "x/time/rate creates quota when time goes back (see peers)",
 	}},
@@ -135,6 +142,7 @@ func TestConformance(t *testing.T) {
 				algotest.Run(t, algotest.Config{
 					IgnoresBurst: algo.ignoresBurst,
 					Shaper:       algo.shaper,
+					CountsDenied: algo.countsDenied,
 					RetrySlack:   algo.slack,
 					Skip:         algo.skip,
 					New: func(p algorithms.Policy) (algorithms.Limiter, error) {
@@ -281,6 +289,53 @@ func TestRejectedNewKeyIsNotStored(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestRejectedNewKeyThatCountsIsStored: a limiter that counts denied
+// requests takes quota for a rejection, even on a fresh state (a cost above
+// the capacity): the new key is stored with that state, on both layouts, so
+// that its next request is decided as its own limiter decides it rather
+// than on a fresh state again.
+func TestRejectedNewKeyThatCountsIsStored(t *testing.T) {
+	never := algorithms.Never
+	for _, tc := range []struct {
+		name        string
+		newLimiter  func(algorithms.Policy) (algorithms.Limiter, error)
+		big         int64               // a cost above the capacity
+		first, next algorithms.Decision // for big, then for 1 at the same instant
+	}{
+		// -1 token after a cost of 5 from a full bucket of 4, -2 after the next.
+		{"compact/token-bucket-debt", limiter(algorithms.NewTokenBucketDebt), 5,
+			algorithms.Decision{RetryAfter: never, ResetAfter: 500 * time.Millisecond},
+			algorithms.Decision{RetryAfter: 300 * time.Millisecond, ResetAfter: 600 * time.Millisecond}},
+		{"generic/token-bucket-debt", hidden(limiter(algorithms.NewTokenBucketDebt)), 5,
+			algorithms.Decision{RetryAfter: never, ResetAfter: 500 * time.Millisecond},
+			algorithms.Decision{RetryAfter: 300 * time.Millisecond, ResetAfter: 600 * time.Millisecond}},
+		// 11 recorded as 10 = L: nothing fits until it leaves, W later.
+		{"generic/sliding-log-all", limiter(algorithms.NewSlidingLogAll), 11,
+			algorithms.Decision{RetryAfter: never, ResetAfter: time.Second},
+			algorithms.Decision{RetryAfter: time.Second, ResetAfter: time.Second}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := mustNew(t, four, tc.newLimiter, keyed.Options{MaxKeys: 2, Shards: 1})
+			own, err := tc.newLimiter(four)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range []struct {
+				cost int64
+				want algorithms.Decision
+			}{{tc.big, tc.first}, {1, tc.next}} {
+				d := allow(t, l, t0, "new", r.cost)
+				if ownD, err := own.Allow(t0, "new", r.cost); err != nil || d != r.want || ownD != r.want {
+					t.Fatalf("Allow(t0, %d) = %+v, its own limiter %+v, %v; want %+v", r.cost, d, ownD, err, r.want)
+				}
+				if s := l.Stats(); s.Keys != 1 {
+					t.Fatalf("Stats() = %+v after a rejection that counted, want the key held", s)
+				}
+			}
+		})
 	}
 }
 
