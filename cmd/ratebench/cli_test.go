@@ -167,13 +167,16 @@ func TestBoundaryPhaseFlags(t *testing.T) {
 		args []string
 		want int64 // max admitted in any W
 	}{
-		{name: "in phase", args: nil, want: 100},
-		{name: "half a window off", args: []string{"-edge-offset", "500ms"}, want: 50},
+		{name: "in phase", args: []string{"-algos", "fixed-window"}, want: 100},
+		{name: "half a window off", args: []string{"-algos", "fixed-window", "-edge-offset", "500ms"}, want: 50},
+		// The opener takes one of the first window's L: 2L - 1.
+		{name: "first request", args: []string{"-algos", "fixed-window-first", "-align", "first-request"}, want: 99},
+		{name: "first request attacked on the epoch", args: []string{"-algos", "fixed-window-first"}, want: 50},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			out := filepath.Join(dir, "b")
-			args := append([]string{"run", "-algos", "fixed-window", "-workload", "boundary", "-limit", "50", "-duration", "4s", "-no-report", "-out", out}, tc.args...)
+			args := append([]string{"run", "-workload", "boundary", "-limit", "50", "-duration", "4s", "-no-report", "-out", out}, tc.args...)
 			if code, _, stderr := runCLI(t, dir, args...); code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
