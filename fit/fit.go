@@ -7,11 +7,12 @@
 // answers observed, not on its own predictions, so one request it gets
 // wrong (a timing flip) is one miss, not a cascade. The run's timing
 // uncertainty u (the p99 of answer minus send: the service decided
-// somewhere in between) is honoured twice: requests of a key sent within
-// u of each other are scored as a group, by their count of admissions;
-// and a request is placed at the middle of its send and its answer, and
-// one whose prediction would change anywhere within u/2 of that is too
-// close to call, counted apart rather than scored.
+// somewhere in between) is honoured twice. A request is placed within the
+// span from its send to its answer: requests of a key whose spans overlap
+// are scored as a group, by their count of admissions, and one whose
+// prediction would change within its span is too close to call, counted
+// apart rather than scored. The run's timing uncertainty u, the p99 of
+// answer minus send, is reported beside.
 package fit
 
 import (
@@ -41,30 +42,13 @@ type Request struct {
 
 // Scopes a limit may apply to.
 const (
-	ScopeGlobal = "global" // one limit for all requests
-	ScopeSource = "source" // one per client address
-	ScopeKey    = "key"    // one per key (the key header)
+	ScopeGlobal = result.ScopeGlobal
+	ScopeSource = result.ScopeSource
+	ScopeKey    = result.ScopeKey
 )
 
-// Fit is one model with its best policy. Limit per Window with Burst is
-// the policy in the terms of `ratebench list`: for a bucket, Burst is its
-// capacity and the window is a canonical one (only the rate Limit/Window
-// is known); for a window, Burst is the limit.
-type Fit struct {
-	Algorithm    string  `json:"algorithm"`
-	Limit        int64   `json:"limit"`
-	WindowNS     int64   `json:"window_ns"`
-	Burst        int64   `json:"burst"`
-	PhaseNS      int64   `json:"phase_ns,omitempty"` // fixed-window: window starts, ns into the run, modulo the window
-	CountsDenied bool    `json:"counts_denied"`
-	Scope        string  `json:"scope"`
-	AgreementPct float64 `json:"agreement_pct"` // of the scored requests, predicted right
-	AmbiguousPct float64 `json:"ambiguous_pct"` // of all requests, too close to call
-	Scored       int64   `json:"scored"`
-	Misses       int64   `json:"misses"`
-	Ambiguous    int64   `json:"ambiguous"`
-	nparams      int
-}
+// Fit is one model with its best policy.
+type Fit = result.Fit
 
 // Result is what Run found: the fits, best first.
 type Result struct {
@@ -83,20 +67,25 @@ type Result struct {
 // ErrNoRejections: a trace without rejections tells no limit.
 var ErrNoRejections = errors.New("fit: the trace has no rejections, so no limit was reached")
 
-// Run fits every model and scope to reqs (in send order; startUnixNS the
-// run's start, where fixed windows on the clock are tried first) and
-// returns the fits, best first: by agreement, then fewer parameters, then
-// a model that does not count denied requests. Models run one per
-// goroutine.
-func Run(reqs []Request, startUnixNS int64) (*Result, error) {
+// Options tune Run. The zero value fits a trace alone.
+type Options struct {
+	// StartUnixNS is the run's start in Unix ns: fixed windows on the
+	// clock are tried at multiples of their length since the epoch.
+	StartUnixNS int64
+	// Windows are window lengths to try besides the usual ones (100ms to
+	// 1m), and RatesPerS rates besides the data's, e.g. a probe's
+	// estimates.
+	Windows   []time.Duration
+	RatesPerS []float64
+}
+
+// Run fits every model and scope to reqs and returns the fits, best
+// first: by agreement, then fewer parameters, then a model that does not
+// count denied requests. Models run one per goroutine.
+func Run(reqs []Request, opts Options) (*Result, error) {
 	if len(reqs) == 0 {
 		return nil, errors.New("fit: no answered requests")
 	}
-	// Two requests may leave in the other order than their rows by a few
-	// microseconds (two connections' goroutines): the models want time
-	// order.
-	reqs = slices.Clone(reqs)
-	slices.SortStableFunc(reqs, func(a, b Request) int { return cmp.Compare(a.Sent, b.Sent) })
 	res := &Result{Requests: int64(len(reqs)), UncertaintyNS: int64(uncertainty(reqs))}
 	for _, r := range reqs {
 		if r.Admitted {
@@ -110,7 +99,7 @@ func Run(reqs []Request, startUnixNS int64) (*Result, error) {
 		}
 		return nil, ErrNoRejections
 	}
-	d := newData(reqs, res.UncertaintyNS, startUnixNS)
+	d := newData(reqs, res.UncertaintyNS, opts)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for _, f := range families {
@@ -130,13 +119,14 @@ func Run(reqs []Request, startUnixNS int64) (*Result, error) {
 	return res, nil
 }
 
-// better orders fits: fewer misses per scored request, fewer parameters,
-// not counting denied requests, the narrower scope, then by name.
+// better orders fits: by agreement (within tieAgreement a tie), then
+// fewer parameters, not counting denied requests, the wider scope, and the
+// order of the families (the plainest first).
 func better(a, b Fit) int {
-	if c := cmp.Compare(b.AgreementPct, a.AgreementPct); math.Abs(a.AgreementPct-b.AgreementPct) > 1e-9 {
-		return c
+	if math.Abs(a.AgreementPct-b.AgreementPct) >= tieAgreement {
+		return cmp.Compare(b.AgreementPct, a.AgreementPct)
 	}
-	if c := cmp.Compare(a.nparams, b.nparams); c != 0 {
+	if c := cmp.Compare(nparams(a.Algorithm), nparams(b.Algorithm)); c != 0 {
 		return c
 	}
 	if a.CountsDenied != b.CountsDenied {
@@ -148,7 +138,26 @@ func better(a, b Fit) int {
 	if c := cmp.Compare(scopeRank(a.Scope), scopeRank(b.Scope)); c != 0 {
 		return c
 	}
-	return cmp.Compare(a.Algorithm, b.Algorithm)
+	return cmp.Compare(familyIndex(a.Algorithm), familyIndex(b.Algorithm))
+}
+
+// tieAgreement is the difference in agreement, in percentage points,
+// below which two fits are as good: a few timing flips in a thousand
+// requests do not tell a GCRA from nginx's millisecond bucket.
+const tieAgreement = 0.2
+
+func familyIndex(algo string) int {
+	return slices.IndexFunc(families, func(f family) bool { return f.name == algo })
+}
+
+// nparams is how many parameters a model has.
+func nparams(algo string) int {
+	for _, f := range families {
+		if f.name == algo {
+			return f.nparams
+		}
+	}
+	return math.MaxInt
 }
 
 func scopeRank(s string) int {
@@ -194,21 +203,6 @@ func shaperRate(reqs []Request) (float64, bool) {
 		return 0, false
 	}
 	return float64(len(done)-1-len(done)/10) / span.Seconds(), true
-}
-
-// String is the fit in a sentence's words: "gcra of 50 per 1s with a
-// burst of 21, per client address".
-func (f Fit) String() string {
-	where := map[string]string{ScopeGlobal: "for all clients together", ScopeSource: "per client address", ScopeKey: "per key"}[f.Scope]
-	w := time.Duration(f.WindowNS)
-	s := fmt.Sprintf("%s of %s per %v", f.Algorithm, group(f.Limit), w)
-	if f.Burst != f.Limit {
-		s += fmt.Sprintf(" with a burst of %s", group(f.Burst))
-	}
-	if f.PhaseNS != 0 {
-		s += fmt.Sprintf(", windows starting %v into the run", time.Duration(f.PhaseNS))
-	}
-	return s + ", " + where
 }
 
 // sortedUnique returns the distinct values of v, sorted.

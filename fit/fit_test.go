@@ -57,7 +57,7 @@ func TestFitSimTraces(t *testing.T) {
 	} {
 		t.Run(tc.algo, func(t *testing.T) {
 			reqs := simTrace(t, tc.algo, tc.p, spec(2*tc.p.Rate()))
-			res, err := fit.Run(reqs, 0)
+			res, err := fit.Run(reqs, fit.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -15,12 +15,15 @@ type params struct {
 // model predicts a limiter's decisions for a sequence of requests of one
 // key and is told what really happened: the fit scores it one step ahead.
 // decide must not change the state; apply advances it by the request sent
-// at t and its observed outcome. States are per key, index k.
+// at t and its observed outcome. States are per key, index k; save keeps
+// one key's state aside, restore puts it back (one saved at a time).
 type model interface {
 	// reset readies n keys' states for p.
 	reset(p params, n int)
 	decide(k int, t int64) bool
 	apply(k int, t int64, admitted bool)
+	save(k int)
+	restore(k int)
 }
 
 // family describes one model: its name in `ratebench list`, whether it
@@ -29,7 +32,7 @@ type family struct {
 	name         string
 	countsDenied bool
 	rateBased    bool // interval and burst; otherwise limit and window
-	phased       bool // fixed windows on the clock: a phase too
+	phased       bool // windows on the clock: a phase too
 	nparams      int
 	new          func() model
 }
@@ -43,8 +46,8 @@ var families = []family{
 	{name: "nginx-limit-req", rateBased: true, nparams: 2, new: func() model { return &nginxModel{} }},
 	{name: "sliding-log", nparams: 2, new: func() model { return &logModel{} }},
 	{name: "sliding-log-all", countsDenied: true, nparams: 2, new: func() model { return &logModel{all: true} }},
-	{name: "sliding-counter", nparams: 2, new: func() model { return &counterModel{} }},
-	{name: "sliding-counter-all", countsDenied: true, nparams: 2, new: func() model { return &counterModel{all: true} }},
+	{name: "sliding-counter", phased: true, nparams: 3, new: func() model { return &counterModel{} }},
+	{name: "sliding-counter-all", countsDenied: true, phased: true, nparams: 3, new: func() model { return &counterModel{all: true} }},
 	{name: "fixed-window", phased: true, nparams: 3, new: func() model { return &fixedModel{} }},
 	{name: "fixed-window-first", nparams: 2, new: func() model { return &firstModel{} }},
 }
@@ -54,7 +57,11 @@ var families = []family{
 type gcraModel struct {
 	tat      []int64
 	t, limit int64
+	saved    int64
 }
+
+func (m *gcraModel) save(k int)    { m.saved = m.tat[k] }
+func (m *gcraModel) restore(k int) { m.tat[k] = m.saved }
 
 func (m *gcraModel) reset(p params, n int) {
 	m.t, m.limit = p.interval, p.burst*p.interval
@@ -85,7 +92,11 @@ type nginxModel struct {
 	excess, last []int64 // last: the millisecond of the last admission
 	rate         int64   // thousandths of a request per second
 	burst        int64   // thousandths
+	saved        [2]int64
 }
+
+func (m *nginxModel) save(k int)    { m.saved = [2]int64{m.excess[k], m.last[k]} }
+func (m *nginxModel) restore(k int) { m.excess[k], m.last[k] = m.saved[0], m.saved[1] }
 
 func (m *nginxModel) reset(p params, n int) {
 	m.rate = int64(math.Round(1e12 / float64(p.interval)))
@@ -117,7 +128,11 @@ type logModel struct {
 	logs   [][]int64
 	limit  int64
 	window int64
+	saved  []int64
 }
+
+func (m *logModel) save(k int)    { m.saved = append(m.saved[:0], m.logs[k]...) }
+func (m *logModel) restore(k int) { m.logs[k] = append(m.logs[k][:0], m.saved...) }
 
 func (m *logModel) reset(p params, n int) {
 	m.limit, m.window = p.limit, p.window
@@ -156,15 +171,21 @@ func (m *logModel) apply(k int, t int64, admitted bool) {
 
 // counterModel is a sliding counter: the previous window's count weighted
 // by the part of it still inside (t-W, t], plus the current one's, must
-// leave room for the request.
+// leave room for the request. Its windows are on the clock, from phase.
 type counterModel struct {
-	all               bool
-	start, prev, curr []int64
-	limit, window     int64
+	all                  bool
+	start, prev, curr    []int64
+	limit, window, phase int64
+	saved                [3]int64
+}
+
+func (m *counterModel) save(k int) { m.saved = [3]int64{m.start[k], m.prev[k], m.curr[k]} }
+func (m *counterModel) restore(k int) {
+	m.start[k], m.prev[k], m.curr[k] = m.saved[0], m.saved[1], m.saved[2]
 }
 
 func (m *counterModel) reset(p params, n int) {
-	m.limit, m.window = p.limit, p.window
+	m.limit, m.window, m.phase = p.limit, p.window, p.phase
 	m.start = resize(m.start, n, math.MinInt64)
 	m.prev = resize(m.prev, n, 0)
 	m.curr = resize(m.curr, n, 0)
@@ -173,7 +194,7 @@ func (m *counterModel) reset(p params, n int) {
 // at returns the counts as they stand at t.
 func (m *counterModel) at(k int, t int64) (start, prev, curr int64) {
 	start, prev, curr = m.start[k], m.prev[k], m.curr[k]
-	if s := floorTo(t, m.window, 0); s > start {
+	if s := floorTo(t, m.window, m.phase); s > start {
 		if s == start+m.window {
 			prev = curr
 		} else {
@@ -202,7 +223,11 @@ func (m *counterModel) apply(k int, t int64, admitted bool) {
 type fixedModel struct {
 	start, count         []int64
 	limit, window, phase int64
+	saved                [2]int64
 }
+
+func (m *fixedModel) save(k int)    { m.saved = [2]int64{m.start[k], m.count[k]} }
+func (m *fixedModel) restore(k int) { m.start[k], m.count[k] = m.saved[0], m.saved[1] }
 
 func (m *fixedModel) reset(p params, n int) {
 	m.limit, m.window, m.phase = p.limit, p.window, p.phase
@@ -232,7 +257,11 @@ func (m *fixedModel) apply(k int, t int64, admitted bool) {
 type firstModel struct {
 	open, count   []int64
 	limit, window int64
+	saved         [2]int64
 }
+
+func (m *firstModel) save(k int)    { m.saved = [2]int64{m.open[k], m.count[k]} }
+func (m *firstModel) restore(k int) { m.open[k], m.count[k] = m.saved[0], m.saved[1] }
 
 func (m *firstModel) reset(p params, n int) {
 	m.limit, m.window = p.limit, p.window

@@ -41,7 +41,7 @@ func TestModelsMatchAlgorithms(t *testing.T) {
 				if _, err := bench.Simulate(context.Background(), cfg, []bench.Target{tgt}); err != nil {
 					t.Fatal(err)
 				}
-				d := newData(reqs, 0, 0)
+				d := newData(reqs, 0, Options{})
 				s := d.scopes[0] // one instance limits every key
 				pp := params{interval: int64(p.Interval()), burst: p.WithDefaults().Burst, limit: p.Limit, window: int64(p.Window)}
 				m := f.new()

@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"cmp"
 	"maps"
 	"math"
 	"slices"
@@ -8,16 +9,22 @@ import (
 )
 
 // data is a trace prepared for scoring: instants, outcomes, and per scope
-// each request's key index and group. A request's instant is the middle
-// of its send and its answer: the service decided somewhere in between,
-// so for all but 1% of requests within u/2 of it.
+// each request's key index and group. The service decided each request
+// somewhere between its send and its answer, nearer the answer (a request
+// waits on its way in, for a connection or a busy server, more than the
+// answer on its way back): its instant is three quarters of the way, lo
+// and hi how far before and after it the decision may lie. Each is at
+// least twice the median half-span, for a model's state also rests on
+// earlier requests' instants.
 type data struct {
-	t      []int64
-	adm    []bool
-	u      int64 // the timing uncertainty: requests within it of each other may have been decided in either order
-	half   int64 // u/2: how far a decision may lie from its instant
-	start  int64 // the run's start, Unix ns: fixed windows on the clock start at multiples of W from the epoch
-	scopes []*scope
+	t       []int64
+	lo, hi  []int64
+	adm     []bool
+	u       int64 // the timing uncertainty, p99 of answer minus send, as reported
+	start   int64 // the run's start, Unix ns: fixed windows on the clock start at multiples of W from the epoch
+	windows []time.Duration
+	rates   []float64 // per ns, to try besides the data's
+	scopes  []*scope
 }
 
 // scope maps each request to the state it is limited by.
@@ -25,8 +32,11 @@ type scope struct {
 	name    string
 	key     []int   // per request: the index of its key in this scope
 	n       int     // keys
-	group   []int32 // per request: its group (requests of a key within u)
+	group   []int32 // per request: its group (requests of a key whose spans overlap)
 	ngroups int
+	// members lists the requests of each group of two or more, by group;
+	// a single request's group has none.
+	members map[int32][]int
 	// seeds read off the data: the long-run admitted rate (per ns) and the
 	// first burst of the busiest key.
 	rate  float64
@@ -34,10 +44,27 @@ type scope struct {
 	busy  int // the busiest key
 }
 
-func newData(reqs []Request, u int64, start int64) *data {
-	d := &data{t: make([]int64, len(reqs)), adm: make([]bool, len(reqs)), u: u, half: u / 2, start: start}
+func newData(reqs []Request, u int64, opts Options) *data {
+	// The models want their instants in order, not the sends'.
+	instant := func(r Request) int64 { return int64(r.Sent) + 3*int64(max(r.Done-r.Sent, 0))/4 }
+	reqs = slices.Clone(reqs)
+	slices.SortStableFunc(reqs, func(a, b Request) int { return cmp.Compare(instant(a), instant(b)) })
+	n := len(reqs)
+	d := &data{t: make([]int64, n), lo: make([]int64, n), hi: make([]int64, n), adm: make([]bool, n), u: u, start: opts.StartUnixNS}
+	d.windows = append(slices.Clone(windows), opts.Windows...)
+	for _, r := range opts.RatesPerS {
+		if r > 0 {
+			d.rates = append(d.rates, r/1e9)
+		}
+	}
+	spans := make([]int64, n)
 	for i, r := range reqs {
-		d.t[i], d.adm[i] = int64(r.Sent+max(r.Done-r.Sent, 0)/2), r.Admitted
+		spans[i] = int64(max(r.Done-r.Sent, 0))
+		d.t[i], d.adm[i] = instant(r), r.Admitted
+	}
+	floor := slices.Sorted(slices.Values(spans))[n/2] // twice the median half-span
+	for i, s := range spans {
+		d.lo[i], d.hi[i] = max(3*s/4, floor), max(s/4, floor)
 	}
 	keyOf := map[string]func(Request) string{
 		ScopeGlobal: func(Request) string { return "" },
@@ -65,7 +92,7 @@ func newData(reqs []Request, u int64, start int64) *data {
 func (d *data) newScope(name string, reqs []Request, keyOf func(Request) string) *scope {
 	s := &scope{name: name, key: make([]int, len(reqs)), group: make([]int32, len(reqs))}
 	index := map[string]int{}
-	var last []int64  // per key: the last send instant
+	var last []int64  // per key: the end of its last request's interval
 	var lastG []int32 // per key: its last group
 	var count []int
 	for i, r := range reqs {
@@ -77,74 +104,105 @@ func (d *data) newScope(name string, reqs []Request, keyOf func(Request) string)
 		}
 		s.key[i] = k
 		count[k]++
-		if lastG[k] >= 0 && d.t[i]-last[k] <= d.u {
+		// Requests whose intervals overlap may have been decided in
+		// either order: they are scored together.
+		if lastG[k] >= 0 && d.t[i]-d.lo[i] <= last[k] {
 			s.group[i] = lastG[k]
+			last[k] = max(last[k], d.t[i]+d.hi[i])
 		} else {
 			s.group[i] = int32(s.ngroups)
 			s.ngroups++
+			last[k] = d.t[i] + d.hi[i]
 		}
-		last[k], lastG[k] = d.t[i], s.group[i]
+		lastG[k] = s.group[i]
 	}
 	s.n = len(index)
+	s.members = map[int32][]int{}
+	for i, g := range s.group {
+		s.members[g] = append(s.members[g], i)
+	}
+	for g, m := range s.members {
+		if len(m) < 2 {
+			delete(s.members, g)
+		}
+	}
 	s.busy = slices.Index(count, slices.Max(count))
 	s.rate, s.burst = d.seeds(s)
 	return s
 }
 
-// seeds reads off the busiest key the admitted rate between its first and
-// last rejection, and its first burst: what it admitted before its first
-// rejection, less what the rate would have refilled meanwhile.
+// seeds reads off the busiest key its long-run admitted rate, the median
+// of what it had admitted in the seconds in which it was also rejected
+// (overloaded, whatever the idle time between), and its first burst: what
+// it admitted before its first rejection, less what that rate would have
+// refilled meanwhile.
 func (d *data) seeds(s *scope) (rate float64, burst int64) {
-	first, firstRej, lastRej := int64(-1), int64(-1), int64(-1)
-	var before, between int64
-	for i := range d.t {
+	const bin = int64(time.Second)
+	first, firstRej := int64(-1), int64(-1)
+	var before int64
+	admitted, rejected := map[int64]int64{}, map[int64]bool{}
+	for i, t := range d.t {
 		if s.key[i] != s.busy {
 			continue
 		}
 		if first < 0 {
-			first = d.t[i]
+			first = t
 		}
 		if !d.adm[i] {
+			rejected[(t-first)/bin] = true
 			if firstRej < 0 {
-				firstRej = d.t[i]
+				firstRej = t
 			}
-			lastRej = d.t[i]
-		}
-	}
-	for i := range d.t {
-		if s.key[i] != s.busy || !d.adm[i] {
 			continue
 		}
-		switch {
-		case firstRej < 0 || d.t[i] < firstRej:
+		admitted[(t-first)/bin]++
+		if firstRej < 0 {
 			before++
-		case d.t[i] <= lastRej:
-			between++
 		}
 	}
-	if firstRej < 0 || lastRej <= firstRej {
-		return float64(max(before, 1)) / float64(max(d.t[len(d.t)-1]-d.t[0], 1)), max(before, 1)
+	var perBin []int64
+	for b := range rejected {
+		if b != (firstRej-first)/bin { // the first burst's second holds the burst
+			perBin = append(perBin, admitted[b])
+		}
 	}
-	rate = float64(max(between, 1)) / float64(lastRej-firstRej)
+	if len(perBin) == 0 {
+		return float64(max(before, 1)) / float64(max(d.t[len(d.t)-1]-d.t[0], bin)), max(before, 1)
+	}
+	slices.Sort(perBin)
+	rate = float64(max(perBin[len(perBin)/2], 1)) / float64(bin)
 	burst = max(int64(math.Round(float64(before)-rate*float64(firstRej-first))), 1)
 	return rate, burst
 }
 
 // score replays the trace through m with p, one step ahead, and returns
 // the requests scored, the misses among them and the requests too close
-// to call.
-func (d *data) score(m model, p params, s *scope, gp, gobs []int32) (scored, misses, ambiguous int64) {
+// to call. A group of requests that may have been decided in any order
+// is predicted as a whole, from the state at its start, by the model's
+// own decisions; its misses are the difference of the counts.
+func (d *data) score(m model, p params, s *scope, gp, gobs []int32, own []bool) (scored, misses, ambiguous int64) {
 	m.reset(p, s.n)
 	clear(gp)
 	clear(gobs)
 	for i, t := range d.t {
-		k := s.key[i]
+		k, g := s.key[i], s.group[i]
+		members := s.members[g]
+		if len(members) > 0 && members[0] == i {
+			m.save(k)
+			for _, j := range members {
+				own[j] = m.decide(k, d.t[j])
+				m.apply(k, d.t[j], own[j])
+			}
+			m.restore(k)
+		}
 		pred := m.decide(k, t)
-		if d.half > 0 && (m.decide(k, t-d.half) != pred || m.decide(k, t+d.half) != pred) {
+		if (d.lo[i] > 0 || d.hi[i] > 0) && (m.decide(k, t-d.lo[i]) != pred || m.decide(k, t+d.hi[i]) != pred) {
 			ambiguous++
 		} else {
 			scored++
-			g := s.group[i]
+			if len(members) > 0 {
+				pred = own[i]
+			}
 			if pred {
 				gp[g]++
 			}
@@ -185,30 +243,42 @@ var windows = []time.Duration{100 * time.Millisecond, 250 * time.Millisecond, 50
 // then a local search, and returns it as a Fit.
 func (d *data) search(f family, s *scope) Fit {
 	m := f.new()
-	gp, gobs := make([]int32, s.ngroups), make([]int32, s.ngroups)
+	gp, gobs, own := make([]int32, s.ngroups), make([]int32, s.ngroups), make([]bool, len(d.t))
 	eval := func(p params) candidate {
 		c := candidate{p: p}
-		c.scored, c.misses, c.ambiguous = d.score(m, p, s, gp, gobs)
+		c.scored, c.misses, c.ambiguous = d.score(m, p, s, gp, gobs, own)
 		return c
 	}
 	// Every seed is scored; the best of each window starts a local
 	// search, for the seeds of different windows are different hills.
-	starts := map[int64]candidate{}
+	type hill struct{ window, phase int64 }
+	starts := map[hill]candidate{}
 	for _, p := range d.seedParams(f, s) {
 		if !valid(f, p) {
 			continue
 		}
 		c := eval(p)
-		if b, ok := starts[p.window]; !ok || c.cost() < b.cost() {
-			starts[p.window] = c
+		h := hill{p.window, p.phase}
+		if b, ok := starts[h]; !ok || c.cost() < b.cost() {
+			starts[h] = c
 		}
 	}
+	if !f.rateBased {
+		for h, c := range starts {
+			starts[h] = bestLimit(c, eval)
+		}
+	}
+	// The climbs start from the best hills first, and stop once one
+	// explains everything.
+	hills := slices.SortedFunc(maps.Values(starts), func(a, b candidate) int {
+		return cmp.Or(cmp.Compare(a.cost(), b.cost()), cmp.Compare(a.p.window, b.p.window), cmp.Compare(a.p.phase, b.p.phase))
+	})
 	var best candidate
-	for _, w := range slices.Sorted(maps.Keys(starts)) {
-		if best.p != (params{}) && best.cost() == 0 {
+	for i, start := range hills {
+		if i == maxClimbs || best.p != (params{}) && best.cost() == 0 {
 			break
 		}
-		c := d.climb(f, starts[w], eval)
+		c := d.climb(f, start, eval)
 		if best.p == (params{}) || c.cost() < best.cost() {
 			best = c
 		}
@@ -216,15 +286,63 @@ func (d *data) search(f family, s *scope) Fit {
 	return d.fitOf(f, s, best)
 }
 
-// climb moves from c to the best of its neighbours while that is better.
+// maxClimbs bounds the local searches of one model and scope.
+const maxClimbs = 6
+
+// bestLimit finds, for c's window (and phase), the limit that costs
+// least: misses fall as the limit nears the true one from either side, so
+// a ternary search over 1 to four times c's limit finds it in a few dozen
+// scores.
+func bestLimit(c candidate, eval func(params) candidate) candidate {
+	lo, hi := int64(1), 4*c.p.limit+8
+	at := func(l int64) candidate {
+		p := c.p
+		p.limit = l
+		return eval(p)
+	}
+	for hi-lo > 2 {
+		m1, m2 := lo+(hi-lo)/3, hi-(hi-lo)/3
+		if at(m1).cost() <= at(m2).cost() {
+			hi = m2
+		} else {
+			lo = m1
+		}
+	}
+	best := c
+	for l := lo; l <= hi; l++ {
+		if n := at(l); n.cost() < best.cost() {
+			best = n
+		}
+	}
+	return best
+}
+
+// roundness counts the trailing zeros of a window in ns: of two windows
+// that score the same, the rounder is the likelier setting.
+func roundness(w int64) int {
+	n := 0
+	for w != 0 && w%10 == 0 {
+		w /= 10
+		n++
+	}
+	return n
+}
+
+// climb moves from c to the best of its neighbours while that is better
+// (or as good with a rounder window).
 func (d *data) climb(f family, c candidate, eval func(params) candidate) candidate {
 	for range 100 {
 		next := c
-		for _, p := range moves(f, c.p, d.half) {
+		for _, p := range moves(f, c.p, d.hi[len(d.hi)/2]) {
 			if !valid(f, p) {
 				continue
 			}
-			if n := eval(p); n.cost() < next.cost() {
+			n := eval(p)
+			// A rounder window is taken at a cost up to one request in a
+			// thousand higher: within the timing noise, a service is
+			// likelier set to 1s than to 1.001s.
+			rounder := roundness(n.p.window) > roundness(next.p.window) && n.cost() <= c.cost()+max(c.scored/1000, 1)
+			if n.cost() < next.cost() && roundness(n.p.window) >= roundness(next.p.window) || rounder {
 				next = n
 			}
 		}
@@ -247,11 +365,20 @@ func valid(f family, p params) bool {
 // seedParams are the first policies tried.
 func (d *data) seedParams(f family, s *scope) []params {
 	if f.rateBased {
-		t := int64(math.Round(1 / s.rate))
-		return []params{{interval: t, burst: s.burst}, {interval: t, burst: s.burst + 1}, {interval: t, burst: max(s.burst-1, 1)}}
+		// The capacity shows as the most admitted at once: in a span a
+		// few answer times long.
+		short := max(5*d.hi[len(d.hi)/2], int64(10*time.Millisecond))
+		bursts := sortedUnique([]int64{s.burst, s.maxIn(d, short), s.maxIn(d, short) + 1})
+		var out []params
+		for _, r := range append([]float64{s.rate}, d.rates...) {
+			for _, b := range bursts {
+				out = append(out, params{interval: int64(math.Round(1 / r)), burst: max(b, 1)})
+			}
+		}
+		return out
 	}
 	var out []params
-	for _, w := range windows {
+	for _, w := range d.windows {
 		w := int64(w)
 		phases := []int64{0}
 		if f.phased {
@@ -278,7 +405,7 @@ func (d *data) phases(s *scope, w int64) []int64 {
 		}
 		if d.adm[i] && prevRejected {
 			out = append(out, floorMod(t, w))
-			if len(out) == 8 {
+			if len(out) == 4 {
 				break
 			}
 		}
@@ -331,7 +458,7 @@ func moves(f family, p params, u int64) []params {
 				out = append(out, q)
 			}
 		}
-		for _, db := range []int64{-5, -2, -1, 1, 2, 5} {
+		for _, db := range []int64{-5, -2, -1, 1, 2, 5, p.burst / 2, -p.burst / 3} {
 			q := p
 			q.burst += db
 			out = append(out, q)
@@ -343,9 +470,18 @@ func moves(f family, p params, u int64) []params {
 		q.limit += dl
 		out = append(out, q)
 	}
+	var ws []int64
 	for _, r := range []float64{0.9, 0.99, 0.999, 1.001, 1.01, 1.1} {
+		ws = append(ws, int64(math.Round(float64(p.window)*r)))
+	}
+	for _, unit := range []int64{1e6, 1e7, 1e8, 1e9} { // the window rounded to a ms, 10ms, 100ms, 1s
+		if r := (p.window + unit/2) / unit * unit; r > 0 && r != p.window {
+			ws = append(ws, r)
+		}
+	}
+	for _, w := range ws {
 		q := p
-		q.window = int64(math.Round(float64(p.window) * r))
+		q.window = w
 		if f.phased {
 			q.phase = floorMod(q.phase, q.window)
 		}
@@ -364,7 +500,7 @@ func moves(f family, p params, u int64) []params {
 
 // fitOf turns the best candidate into a Fit in the terms of the list.
 func (d *data) fitOf(f family, s *scope, c candidate) Fit {
-	fit := Fit{Algorithm: f.name, CountsDenied: f.countsDenied, Scope: s.name, nparams: f.nparams,
+	fit := Fit{Algorithm: f.name, CountsDenied: f.countsDenied, Scope: s.name,
 		Scored: c.scored, Misses: c.misses, Ambiguous: c.ambiguous}
 	if c.scored > 0 {
 		fit.AgreementPct = 100 * float64(c.scored-c.misses) / float64(c.scored)
@@ -376,7 +512,10 @@ func (d *data) fitOf(f family, s *scope, c candidate) Fit {
 		fit.Burst = p.burst
 		return fit
 	}
-	fit.Limit, fit.WindowNS, fit.Burst, fit.PhaseNS = p.limit, p.window, p.limit, p.phase
+	fit.Limit, fit.WindowNS, fit.Burst = p.limit, p.window, p.limit
+	if f.phased {
+		fit.PhaseNS = p.phase
+	}
 	return fit
 }
 

@@ -23,6 +23,8 @@ type Result struct {
 	Policy   PolicyJSON     `json:"policy"`
 	Workload map[string]any `json:"workload"`
 	Runs     []Run          `json:"runs"`
+	// Probe is what `ratebench probe` found; nil in other results.
+	Probe *Probe `json:"probe,omitempty"`
 }
 
 // Meta describes how and where a run was made. It is the only part of a

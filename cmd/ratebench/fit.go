@@ -35,7 +35,7 @@ func (e *env) fitCommand() *command {
 		case err != nil:
 			return usagef("%v", err)
 		}
-		f, err := fit.Run(reqs, res.Runs[0].StartUnixNS)
+		f, err := fit.Run(reqs, fit.Options{StartUnixNS: res.Runs[0].StartUnixNS})
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,89 @@
+package result
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Fit is a model of a service's limiter with its best policy, as `ratebench
+// fit` and `ratebench probe` find it. Limit per Window with Burst is the
+// policy in the terms of `ratebench list`: for a bucket, Burst is its
+// capacity and the window a canonical one (only the rate Limit/Window can
+// be known); for a window, Burst is the limit.
+type Fit struct {
+	Algorithm string `json:"algorithm"`
+	Limit     int64  `json:"limit"`
+	WindowNS  int64  `json:"window_ns"`
+	Burst     int64  `json:"burst"`
+	// PhaseNS is where a fixed window on the clock starts, ns after the
+	// run's start, modulo the window.
+	PhaseNS      int64 `json:"phase_ns,omitempty"`
+	CountsDenied bool  `json:"counts_denied"`
+	// Scope is what one limit applies to: "global" (all requests),
+	// "source" (a client address) or "key" (a key header's value).
+	Scope string `json:"scope"`
+	// AgreementPct is the share of the scored requests the model predicted
+	// right; AmbiguousPct the share of all requests too close to call.
+	AgreementPct float64 `json:"agreement_pct"`
+	AmbiguousPct float64 `json:"ambiguous_pct"`
+	Scored       int64   `json:"scored"`
+	Misses       int64   `json:"misses"`
+	Ambiguous    int64   `json:"ambiguous"`
+}
+
+// Fit scopes.
+const (
+	ScopeGlobal = "global"
+	ScopeSource = "source"
+	ScopeKey    = "key"
+)
+
+// String is the fit in a sentence's words: "gcra of 50 per 1s with a
+// burst of 21, per client address".
+func (f Fit) String() string {
+	where := map[string]string{ScopeGlobal: "for all clients together", ScopeSource: "per client address", ScopeKey: "per key"}[f.Scope]
+	s := fmt.Sprintf("%s of %s per %v", f.Algorithm, groupInt(f.Limit), time.Duration(f.WindowNS))
+	if f.Burst != f.Limit {
+		s += fmt.Sprintf(" with a burst of %s", groupInt(f.Burst))
+	}
+	if f.PhaseNS != 0 {
+		s += fmt.Sprintf(", windows starting %v into the run", time.Duration(f.PhaseNS))
+	}
+	if where != "" {
+		s += ", " + where
+	}
+	return s
+}
+
+// Probe is what `ratebench probe` found (Result.Probe): the best fit and
+// the others, best first, what the service's headers were found to say,
+// and the statuses that meant a rejection.
+type Probe struct {
+	Best    Fit          `json:"best"`
+	Fits    []Fit        `json:"fits"`
+	Headers *HeaderStats `json:"headers,omitempty"`
+	// RejectStatuses meant "rejected by the limiter"; RejectFound says
+	// the probe found them itself (the non-2xx status seen only under
+	// overload) rather than being told.
+	RejectStatuses []int `json:"reject_statuses"`
+	RejectFound    bool  `json:"reject_status_found,omitempty"`
+	// Requests counts the answered requests fitted; UncertaintyNS is the
+	// p99 of answer minus send.
+	Requests      int64  `json:"requests"`
+	UncertaintyNS int64  `json:"timing_uncertainty_ns"`
+	Sentence      string `json:"sentence"`
+	// Advertised is the policy the service's RateLimit-Policy named, if
+	// any; AdvertisedMatches whether it is the fitted one.
+	Advertised        *PolicyJSON `json:"advertised,omitempty"`
+	AdvertisedMatches *bool       `json:"advertised_matches,omitempty"`
+}
+
+// groupInt formats n with thousands separators.
+func groupInt(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
