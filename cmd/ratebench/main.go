@@ -76,6 +76,7 @@ func (e *env) commands() []*command {
 		e.serveCommand(),
 		e.attackCommand(),
 		e.fitCommand(),
+		e.probeCommand(),
 	}
 }
 

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/ratebench/ratebench/bench/httpexec"
+	"github.com/ratebench/ratebench/bench/result"
+	"github.com/ratebench/ratebench/probe"
+	"github.com/ratebench/ratebench/report"
+)
+
+// probeFlags are the flags of `ratebench probe`.
+type probeFlags struct {
+	url, method, keyHeader, out, client, rejectStatus, sourceAddrs string
+	header                                                         headerFlags
+	limit, maxRequests                                             int64
+	window, maxDuration, timeout                                   time.Duration
+	keys, conns                                                    int
+	insecure, noTrace, noReport, rejectSet                         bool
+}
+
+func (f *probeFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.url, "url", "", "the http:// or https:// URL every request goes to (required)")
+	fs.StringVar(&f.method, "method", http.MethodGet, "request method")
+	fs.Var(&f.header, "header", `a request header "Name: value" (repeatable)`)
+	fs.StringVar(&f.keyHeader, "key-header", "", "the header that carries each request's key (k0, k1, ...), to tell a per-key limit from a shared one")
+	fs.IntVar(&f.keys, "keys", 0, "keys the scope experiments send (default: 2 with -key-header, one per address with -source-addrs, else 1)")
+	fs.StringVar(&f.sourceAddrs, "source-addrs", "", "local addresses to send from, to tell a per-client-address limit from a shared one (see attack)")
+	fs.Int64Var(&f.limit, "limit", 0, "what you believe the limit L is (sizes the first burst; optional)")
+	durationVar(fs, &f.window, "window", 0, "what you believe the window W is (tried first; optional)")
+	fs.Int64Var(&f.maxRequests, "max-requests", 10000, "most requests the whole probe sends")
+	durationVar(fs, &f.maxDuration, "max-duration", time.Minute, "most wall time the experiments take")
+	fs.StringVar(&f.rejectStatus, "reject-status", "429", "statuses that mean rejected (default: found by the probe: 429, or the status the first burst drew)")
+	fs.StringVar(&f.client, "client", "", "HTTP client: fasthttp or net/http (see attack)")
+	fs.IntVar(&f.conns, "connections", 64, "most connections")
+	durationVar(fs, &f.timeout, "timeout", httpexec.DefaultTimeout, "bound on each request, connection included")
+	fs.BoolVar(&f.insecure, "insecure", false, "do not verify the server's TLS certificate")
+	fs.StringVar(&f.out, "out", "", "output folder: new, empty, or an earlier result's (default results/<timestamp>-probe)")
+	fs.BoolVar(&f.noTrace, "no-trace", false, "do not write requests.csv")
+	fs.BoolVar(&f.noReport, "no-report", false, "write result.json and fit.json only")
+}
+
+func (e *env) probeCommand() *command {
+	c := &command{name: "probe", summary: "tell which algorithm, policy and scope an HTTP service's limiter runs, by bounded experiments and a fit",
+		fs: flag.NewFlagSet("probe", flag.ContinueOnError)}
+	var f probeFlags
+	f.register(c.fs)
+	c.run = func(ctx context.Context, args []string) error {
+		if len(args) > 0 {
+			return usagef("unexpected argument %q", args[0])
+		}
+		f.rejectSet = isSet(c.fs, "reject-status")
+		cfg, err := f.config()
+		if err != nil {
+			return err
+		}
+		defer cfg.Client.Close()
+		if err := cfg.Client.Check(ctx); err != nil {
+			return usageError{err}
+		}
+		out, err := prepareOut(f.out, "probe", runFolder)
+		if err != nil {
+			return err
+		}
+		return e.probe(ctx, cfg, out, f)
+	}
+	return c
+}
+
+// config checks the flags and builds the probe's configuration and
+// client; every error is a usage error.
+func (f *probeFlags) config() (probe.Config, error) {
+	var cfg probe.Config
+	switch {
+	case f.url == "":
+		return cfg, usagef("-url is required, e.g. -url http://127.0.0.1:8080/")
+	case f.limit < 0 || f.window < 0:
+		return cfg, usagef("-limit and -window must be >= 0 (0: unknown)")
+	case f.maxRequests < 100:
+		return cfg, usagef("-max-requests %d must be at least 100", f.maxRequests)
+	case f.maxDuration < 5*time.Second:
+		return cfg, usagef("-max-duration %v must be at least 5s", f.maxDuration)
+	case f.keys < 0 || f.keys > 256:
+		return cfg, usagef("-keys %d must be between 1 and 256", f.keys)
+	case f.keys > 1 && f.keyHeader == "" && f.sourceAddrs == "":
+		return cfg, usagef("-keys %d needs -key-header NAME or -source-addrs: the keys must reach the server", f.keys)
+	case f.conns < 1 || f.conns > httpexec.MaxConnections:
+		return cfg, usagef("-connections %d must be between 1 and %d", f.conns, httpexec.MaxConnections)
+	case f.timeout <= 0:
+		return cfg, usagef("-timeout %v must be > 0", f.timeout)
+	}
+	hc := httpexec.Config{URL: f.url, Method: f.method, Header: f.header.h, KeyHeader: f.keyHeader,
+		Connections: f.conns, Timeout: f.timeout, Client: f.client, Insecure: f.insecure}
+	keys := f.keys
+	if f.sourceAddrs != "" {
+		addrs, err := httpexec.ParseSourceAddrs(f.sourceAddrs)
+		if err != nil {
+			return cfg, usagef("-source-addrs: %s", strings.TrimPrefix(err.Error(), httpexec.ErrBadRequest.Error()+": "))
+		}
+		hc.SourceAddrs = addrs
+		if keys == 0 {
+			keys = len(addrs)
+			if f.keyHeader != "" { // keys that share an address tell a key's limit from an address's
+				keys *= 2
+			}
+		}
+	}
+	if keys == 0 && f.keyHeader != "" {
+		keys = 2
+	}
+	if f.rejectSet {
+		reject, err := parseStatuses(f.rejectStatus)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.RejectStatuses = reject
+	}
+	client, err := httpexec.New(hc)
+	if err != nil {
+		return cfg, usageError{err}
+	}
+	cfg.Client, cfg.Connections, cfg.Keys = client, f.conns, max(keys, 1)
+	cfg.Limit, cfg.Window, cfg.MaxRequests, cfg.MaxDuration = f.limit, f.window, f.maxRequests, f.maxDuration
+	return cfg, nil
+}
+
+// probe runs the experiments, then writes result.json (with its probe
+// object), fit.json, requests.csv and the page into out.
+func (e *env) probe(ctx context.Context, cfg probe.Config, out *outDir, f probeFlags) error {
+	tmp, err := os.MkdirTemp(out.path, ".probe-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	cfg.Dir = tmp
+	tw, err := startTrace(out, !f.noTrace)
+	if err != nil {
+		out.abandon()
+		return err
+	}
+	if tw != nil {
+		cfg.Trace = tw
+	}
+	bars := newBars(e.stderr)
+	cfg.Progress, cfg.Log = bars.progress(), e.stderr
+	meta := result.NewMeta("probe", 1, e.args)
+	start := time.Now()
+	o, err := probe.Run(ctx, cfg)
+	bars.wait()
+	meta.ElapsedNS = int64(time.Since(start))
+	interrupted := errors.Is(err, context.Canceled)
+	if o == nil || o.Probe == nil && !interrupted {
+		if tw != nil {
+			tw.Abort()
+		}
+		os.RemoveAll(tmp)
+		out.abandon()
+		if err == nil {
+			err = errors.New("probe: nothing measured")
+		}
+		return err
+	}
+	meta.Interrupted = interrupted
+	meta.Warnings = phraseAll(o.Runs)
+	host := hostOf(f.url)
+	for i := range o.Runs {
+		h := o.Runs[i].HTTP
+		h.URL, h.Method, h.Client, h.KeyHeader = f.url, cmpOr(f.method, http.MethodGet), cfg.Client.Name(), f.keyHeader
+		h.SourceAddrs = cfg.Client.Sources()
+		o.Runs[i].Backend = host
+	}
+	res := &result.Result{Meta: meta, Policy: result.PolicyOf(o.Policy), Workload: map[string]any{"name": "probe", "url": f.url}, Runs: o.Runs, Probe: o.Probe}
+	if o.Fit != nil {
+		if err := o.Fit.WriteFile(out.path); err != nil {
+			return err
+		}
+	}
+	werr := e.endTrace(tw, out, e.write(out, res, f.noReport))
+	if o.Probe != nil {
+		fmt.Fprintf(e.stdout, "The service %s.\n", o.Probe.Sentence)
+		if s := report.HeadersReading(o.Probe.Headers); s != "" {
+			fmt.Fprintf(e.stdout, "headers: %s\n", s)
+		}
+		if o.Probe.RejectFound && o.Probe.RejectStatuses[0] != 429 {
+			fmt.Fprintf(e.stdout, "rejections are answered with %d (found by the probe)\n", o.Probe.RejectStatuses[0])
+		}
+	}
+	if werr != nil {
+		return werr
+	}
+	if interrupted {
+		fmt.Fprintf(e.stderr, "interrupted: wrote what ran to %s\n", out.path)
+		return errInterrupted
+	}
+	return err
+}

@@ -1,0 +1,401 @@
+// Package probe finds out what rate limiter an HTTP service runs, from
+// outside: a few designed, bounded experiments (a burst after idle for the
+// capacity, sustained load for the rate, overload at multiples of it,
+// recovery after idle, a sweep for window edges, and several keys or
+// client addresses for the scope), then a fit of every model to all the
+// answers (package fit).
+package probe
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/httpexec"
+	"github.com/ratebench/ratebench/bench/result"
+	"github.com/ratebench/ratebench/fit"
+)
+
+// Config is a probe's target and bounds.
+type Config struct {
+	Client      *httpexec.Client
+	Connections int // at most this many connections; 0 means 64
+	// Keys are sent round-robin in the scope experiments (the client's
+	// key header, or its source addresses, tell them apart); 1 probes one
+	// client's limit only.
+	Keys int
+	// Limit and Window, when set, are what the user believes the policy
+	// to be: they size the first burst and add the window to those tried.
+	Limit  int64
+	Window time.Duration
+	// RejectStatuses mean "rejected by the limiter"; nil: the probe finds
+	// them (429 when seen, else the non-2xx status the first burst drew).
+	RejectStatuses []int
+	// MaxRequests and MaxDuration bound the whole probe: 0 means 10,000
+	// and one minute.
+	MaxRequests int64
+	MaxDuration time.Duration
+	// Trace, when set, receives every request on one timeline from the
+	// first experiment's start, outcomes as finally classified.
+	Trace bench.Tracer
+	// Log, when set, gets a line per experiment.
+	Log      io.Writer
+	Progress bench.Progress
+	// Dir holds the experiments' schedules while they run.
+	Dir string
+}
+
+// Outcome is what a probe measured and found.
+type Outcome struct {
+	Runs   []result.Run // one per experiment, named probe-<experiment>
+	Probe  *result.Probe
+	Fit    *fit.Result
+	Policy algorithms.Policy // the best fit's
+	Start  time.Time         // the first experiment's start
+}
+
+// ErrNoLimit: the service admitted everything the probe could send.
+var ErrNoLimit = errors.New("probe: the service admitted every request the probe sent: no limit reached within its bounds")
+
+const (
+	defaultMaxRequests = 10000
+	defaultMaxDuration = time.Minute
+	defaultConnections = 64
+)
+
+// prober runs the experiments one after the other.
+type prober struct {
+	cfg     Config
+	reject  []int
+	found   bool
+	used    int64         // requests sent so far
+	elapsed time.Duration // wall time so far
+	start   time.Time
+	rows    []bench.TraceRow // every request, on the first start's timeline
+	adv     *algorithms.Policy
+	out     Outcome
+}
+
+// Run probes the service.
+func Run(ctx context.Context, cfg Config) (*Outcome, error) {
+	cfg.MaxRequests = cmp.Or(cfg.MaxRequests, defaultMaxRequests)
+	cfg.MaxDuration = cmp.Or(cfg.MaxDuration, defaultMaxDuration)
+	cfg.Connections = cmp.Or(cfg.Connections, defaultConnections)
+	cfg.Keys = max(cfg.Keys, 1)
+	p := &prober{cfg: cfg, reject: cfg.RejectStatuses}
+	capacity, err := p.capacity(ctx)
+	if err != nil {
+		return p.partial(err)
+	}
+	rate, err := p.rate(ctx, capacity)
+	if err != nil {
+		return p.partial(err)
+	}
+	if err := p.model(ctx, capacity, rate); err != nil {
+		return p.partial(err)
+	}
+	return p.finish(capacity, rate)
+}
+
+// partial returns what ran when an experiment failed or was interrupted.
+func (p *prober) partial(err error) (*Outcome, error) {
+	if len(p.out.Runs) == 0 {
+		return nil, err
+	}
+	return &p.out, err
+}
+
+// capacity sends bursts at once, doubling while everything is admitted,
+// and returns what the first limited burst admitted. The first burst also
+// names the reject status when it was not given.
+func (p *prober) capacity(ctx context.Context) (int64, error) {
+	n := max(2*p.cfg.Limit, 100)
+	for try := 0; ; try++ {
+		n = min(n, p.cfg.MaxRequests/5)
+		s := newSchedule()
+		s.burst(0, n, 1)
+		rows, err := p.experiment(ctx, "capacity", s)
+		if err != nil {
+			return 0, err
+		}
+		if p.reject == nil {
+			p.findReject(rows)
+		}
+		admitted, rejected := p.count(rows)
+		if rejected > 0 {
+			return max(admitted, 1), nil
+		}
+		if try == 3 || n == p.cfg.MaxRequests/5 {
+			return 0, ErrNoLimit
+		}
+		n *= 4
+	}
+}
+
+// findReject names the reject status from the answers to a burst: 429
+// when seen, else the most frequent non-2xx status.
+func (p *prober) findReject(rows []bench.TraceRow) {
+	seen := map[int]int{}
+	for _, r := range rows {
+		if r.Status >= 300 {
+			seen[r.Status]++
+		}
+	}
+	p.found = true
+	if seen[429] > 0 || len(seen) == 0 {
+		p.reject = []int{429}
+		return
+	}
+	codes := slices.Sorted(maps.Keys(seen))
+	best := slices.MaxFunc(codes, func(a, b int) int { return cmp.Compare(seen[a], seen[b]) })
+	p.reject = []int{best}
+}
+
+// rate sends at a steady rate above the capacity per second until the
+// service rejects part of it, and returns what it admitted per ns in the
+// last two thirds: the long-run rate.
+func (p *prober) rate(ctx context.Context, capacity int64) (float64, error) {
+	r := max(3.7*float64(capacity), 40) // per second, no whole multiple of the capacity
+	const span = 3 * time.Second
+	for try := 0; ; try++ {
+		if room := float64(p.budget()) / span.Seconds() / 2; r > room {
+			r = room
+		}
+		s := newSchedule()
+		s.idle(p.idleFor(capacity, 0))
+		from := s.at
+		s.constant(r, span, 1)
+		rows, err := p.experiment(ctx, "rate", s)
+		if err != nil {
+			return 0, err
+		}
+		var admitted int64
+		tail := from + span/3
+		for _, row := range rows {
+			if row.Intended >= tail && p.admitted(row) {
+				admitted++
+			}
+		}
+		got := float64(admitted) / (span - span/3).Seconds()
+		if got < 0.9*r || try == 2 {
+			if got == 0 { // starved, or a window longer than the span
+				got = float64(capacity) / span.Seconds()
+			}
+			return got / 1e9, nil
+		}
+		r *= 4
+	}
+}
+
+// model runs the experiments that tell the models apart, in one schedule:
+// recovery after idle, overload at about 1.5 and 2.3 times the rate, load
+// below it, and overload long enough to cross window edges; with several
+// keys, each key at those rates. The steady overloads are at rates that
+// are no whole multiple of the rate found: at a whole multiple a bucket's
+// admissions fall right on its refills, every one too close to call.
+func (p *prober) model(ctx context.Context, capacity int64, rate float64) error {
+	k := p.cfg.Keys
+	perS := rate * 1e9
+	w := time.Duration(float64(capacity) / rate) // a window's length if it is one
+	gap := p.idleFor(capacity, rate)
+	s := newSchedule()
+	s.idle(gap)
+	s.burst(s.at, 2*capacity*int64(k), k)
+	s.idle(gap)
+	s.poisson(1.5*perS*float64(k), 3*time.Second, k, 1)
+	s.idle(gap)
+	s.constant(2.3*perS*float64(k), 2*time.Second, k)
+	s.idle(gap)
+	s.constant(0.8*perS*float64(k), 2*time.Second, k)
+	s.idle(gap)
+	s.constant(3.3*perS*float64(k), min(max(2*w+w/3, time.Second), 4*time.Second), k)
+	_, err := p.experiment(ctx, "model", s)
+	return err
+}
+
+// idleFor is how long to wait for a limiter to forget: a fifth more than
+// its capacity takes to refill (a bucket's, or a window's length), between
+// 300ms and five seconds.
+func (p *prober) idleFor(capacity int64, rate float64) time.Duration {
+	d := time.Second
+	if rate > 0 {
+		d = time.Duration(1.2 * float64(capacity) / rate)
+	}
+	if p.cfg.Window > 0 {
+		d = max(d, p.cfg.Window+p.cfg.Window/5)
+	}
+	return min(max(d, 300*time.Millisecond), 5*time.Second)
+}
+
+// budget is how many requests the probe may still send.
+func (p *prober) budget() int64 { return max(p.cfg.MaxRequests-p.used, 0) }
+
+// experiment runs one schedule against the service and returns its rows
+// on the probe's timeline.
+func (p *prober) experiment(ctx context.Context, name string, s *schedule) ([]bench.TraceRow, error) {
+	if int64(len(s.arrivals)) > p.budget() {
+		s.thin(float64(p.budget()) / float64(len(s.arrivals)))
+	}
+	if len(s.arrivals) == 0 || p.elapsed+s.span() > p.cfg.MaxDuration {
+		return nil, fmt.Errorf("probe: %s: the probe's bounds (%d requests, %v) are spent", name, p.cfg.MaxRequests, p.cfg.MaxDuration)
+	}
+	path, err := s.write(p.cfg.Dir, name)
+	if err != nil {
+		return nil, err
+	}
+	var rows rowBuffer
+	cfg := bench.LiveConfig{
+		Config: bench.Config{Workload: s.spec(path),
+			Span: s.span(), Trace: &rows, Progress: p.cfg.Progress},
+		MaxInFlight: 1 << 16, Connections: p.cfg.Connections,
+	}
+	exec := httpexec.NewExecutor(p.cfg.Client, p.cfg.Connections, cfg.MaxInFlight, p.rejectOr429())
+	began := time.Now()
+	run, pol, err := bench.LiveExecutor(ctx, cfg, bench.Target{Name: "probe-" + name, Backend: "http"}, exec)
+	exec.Close()
+	p.elapsed += time.Since(began)
+	if p.start.IsZero() {
+		p.start = time.Unix(0, run.StartUnixNS)
+		p.out.Start = p.start
+	}
+	shift := time.Duration(run.StartUnixNS - p.start.UnixNano())
+	for i := range rows {
+		rows[i].Intended += shift
+		rows[i].Sent += shift
+		rows[i].Done += shift
+	}
+	p.used += int64(len(rows))
+	p.rows = append(p.rows, rows...)
+	if run.Offered > 0 {
+		run.HTTP.RejectStatuses = p.rejectOr429()
+		p.out.Runs = append(p.out.Runs, run)
+		if run.HTTP.PolicySource == bench.PolicyFromServer && p.adv == nil {
+			p.adv = &pol
+		}
+	}
+	if p.cfg.Log != nil {
+		adm, rej := p.count(rows)
+		fmt.Fprintf(p.cfg.Log, "probe: %s: %d requests over %v: %d admitted, %d rejected\n", name, len(rows), s.span().Round(time.Millisecond), adm, rej)
+	}
+	return rows, err
+}
+
+func (p *prober) rejectOr429() []int {
+	if p.reject == nil {
+		return []int{429}
+	}
+	return p.reject
+}
+
+// admitted reports whether a row's answer was an admission.
+func (p *prober) admitted(r bench.TraceRow) bool { return r.Status >= 200 && r.Status < 300 }
+
+// rejected reports whether a row's answer was a rejection, by the reject
+// statuses as now known.
+func (p *prober) rejected(r bench.TraceRow) bool { return slices.Contains(p.rejectOr429(), r.Status) }
+
+func (p *prober) count(rows []bench.TraceRow) (admitted, rejected int64) {
+	for _, r := range rows {
+		switch {
+		case p.admitted(r):
+			admitted++
+		case p.rejected(r):
+			rejected++
+		}
+	}
+	return admitted, rejected
+}
+
+// finish classifies every row by the reject statuses found, hands the
+// rows to the trace, fits them and says what the service is.
+func (p *prober) finish(capacity int64, rate float64) (*Outcome, error) {
+	var reqs []fit.Request
+	for i := range p.rows {
+		r := &p.rows[i]
+		r.Algorithm = "probe" // one timeline: the trace is one pass
+		switch {
+		case p.admitted(*r):
+			r.Outcome, r.ErrorKind = bench.Admitted, ""
+		case p.rejected(*r):
+			r.Outcome, r.ErrorKind = bench.Rejected, ""
+		}
+		if p.cfg.Trace != nil {
+			p.cfg.Trace.Row(*r)
+		}
+		if r.Outcome != bench.Failed {
+			reqs = append(reqs, fit.Request{Sent: r.Sent, Done: r.Done, Key: r.Key, Source: r.Source, Admitted: r.Outcome == bench.Admitted})
+		}
+	}
+	opts := fit.Options{StartUnixNS: p.start.UnixNano(), Windows: []time.Duration{time.Duration(float64(capacity) / rate)}, RatesPerS: []float64{rate * 1e9}}
+	if p.cfg.Window > 0 {
+		opts.Windows = append(opts.Windows, p.cfg.Window)
+	}
+	f, err := fit.Run(reqs, opts)
+	if err != nil {
+		return &p.out, err
+	}
+	p.out.Fit = f
+	pr := &result.Probe{Best: f.Best, Fits: f.Fits, RejectStatuses: p.rejectOr429(), RejectFound: p.found,
+		Requests: f.Requests, UncertaintyNS: f.UncertaintyNS, Sentence: f.Sentence()}
+	for _, run := range p.out.Runs {
+		pr.Headers = addHeaders(pr.Headers, run.HTTP.Headers)
+	}
+	if p.adv != nil {
+		adv := result.PolicyOf(*p.adv)
+		pr.Advertised = &adv
+		m := matches(*pr.Advertised, f.Best)
+		pr.AdvertisedMatches = &m
+	}
+	p.out.Probe = pr
+	b := f.Best
+	p.out.Policy = algorithms.Policy{Limit: max(b.Limit, 1), Window: time.Duration(max(b.WindowNS, 1)), Burst: max(b.Burst, 1)}
+	if f.Shaper {
+		p.out.Policy = algorithms.Policy{Limit: max(int64(math.Round(f.RatePerS)), 1), Window: time.Second}
+	}
+	return &p.out, nil
+}
+
+// matches reports whether an advertised policy is the fitted one: the
+// same rate within 1% (and for a window the same window).
+func matches(adv result.PolicyJSON, b fit.Fit) bool {
+	if adv.Limit <= 0 || adv.WindowNS <= 0 || b.Limit <= 0 || b.WindowNS <= 0 {
+		return false
+	}
+	ra, rb := float64(adv.Limit)/float64(adv.WindowNS), float64(b.Limit)/float64(b.WindowNS)
+	if math.Abs(ra/rb-1) > 0.01 {
+		return false
+	}
+	return b.Algorithm == "gcra" || b.Algorithm == "nginx-limit-req" || b.Algorithm == "token-bucket-debt" || adv.WindowNS == b.WindowNS
+}
+
+// addHeaders sums two header checks.
+func addHeaders(a, b *result.HeaderStats) *result.HeaderStats {
+	if b == nil {
+		return a
+	}
+	if a == nil {
+		c := *b
+		return &c
+	}
+	a.RejectedNoRetryAfter += b.RejectedNoRetryAfter
+	a.RetryAfterChecked += b.RetryAfterChecked
+	a.RetryAfterEarly += b.RetryAfterEarly
+	a.RetryAfterOverstated += b.RetryAfterOverstated
+	a.OverstatedFactor = max(a.OverstatedFactor, b.OverstatedFactor)
+	a.RemainingChecked += b.RemainingChecked
+	a.RemainingContradicted += b.RemainingContradicted
+	return a
+}
+
+// rowBuffer keeps an experiment's rows.
+type rowBuffer []bench.TraceRow
+
+func (r *rowBuffer) Row(row bench.TraceRow) { *r = append(*r, row) }

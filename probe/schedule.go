@@ -1,0 +1,123 @@
+package probe
+
+import (
+	"bufio"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/ratebench/ratebench/workload"
+)
+
+// schedule is an experiment's arrivals, built segment by segment: at is
+// where the next segment starts. Keys are k0, k1, ...
+type schedule struct {
+	arrivals []workload.Arrival
+	at       time.Duration
+	keys     int
+}
+
+func newSchedule() *schedule { return &schedule{keys: 1} }
+
+var keyNames = func() []string {
+	k := make([]string, 256)
+	for i := range k {
+		k[i] = "k" + strconv.Itoa(i)
+	}
+	return k
+}()
+
+func (s *schedule) add(at time.Duration, i int, keys int) {
+	s.keys = max(s.keys, keys)
+	s.arrivals = append(s.arrivals, workload.Arrival{At: at, Key: keyNames[i%keys%len(keyNames)], Cost: 1})
+	s.at = max(s.at, at)
+}
+
+// idle leaves d without arrivals.
+func (s *schedule) idle(d time.Duration) { s.at += d }
+
+// burst puts n arrivals at instant at, keys round-robin.
+func (s *schedule) burst(at time.Duration, n int64, keys int) {
+	for i := range n {
+		s.add(at, int(i), keys)
+	}
+}
+
+// constant puts arrivals rate per second apart over span, keys
+// round-robin.
+func (s *schedule) constant(rate float64, span time.Duration, keys int) {
+	from := s.at
+	n := int64(rate * span.Seconds())
+	for i := range n {
+		s.add(from+time.Duration(float64(i)*1e9/rate), int(i), keys)
+	}
+	s.at = from + span
+}
+
+// poisson puts a Poisson process of rate per second over span.
+func (s *schedule) poisson(rate float64, span time.Duration, keys int, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	from, t := s.at, 0.0
+	for i := 0; ; i++ {
+		t += rng.ExpFloat64() / rate
+		at := from + time.Duration(t*1e9)
+		if at >= from+span {
+			break
+		}
+		s.add(at, i, keys)
+	}
+	s.at = from + span
+}
+
+// thin keeps about frac of the arrivals, evenly.
+func (s *schedule) thin(frac float64) {
+	if frac >= 1 {
+		return
+	}
+	kept := s.arrivals[:0]
+	var acc float64
+	for _, a := range s.arrivals {
+		if acc += frac; acc >= 1 {
+			acc--
+			kept = append(kept, a)
+		}
+	}
+	s.arrivals = kept
+}
+
+// span is the schedule's length.
+func (s *schedule) span() time.Duration {
+	if len(s.arrivals) == 0 {
+		return 0
+	}
+	return s.arrivals[len(s.arrivals)-1].At + time.Millisecond
+}
+
+// write writes the schedule as a trace, at_ns,key,cost, into dir.
+func (s *schedule) write(dir, name string) (string, error) {
+	path := filepath.Join(dir, "probe-"+name+".csv")
+	f, err := os.Create(path)
+	if err != nil {
+		return "", err
+	}
+	w := bufio.NewWriter(f)
+	w.WriteString("at_ns,key,cost\n")
+	for _, a := range s.arrivals {
+		w.WriteString(strconv.FormatInt(int64(a.At), 10))
+		w.WriteByte(',')
+		w.WriteString(a.Key)
+		w.WriteString(",1\n")
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return "", err
+	}
+	return path, f.Close()
+}
+
+// spec is the workload replaying the schedule written at path.
+func (s *schedule) spec(path string) workload.Spec {
+	return workload.Spec{Name: "replay:" + path, Keys: s.keys, Cost: 1}
+}
