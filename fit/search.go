@@ -515,6 +515,10 @@ func (d *data) fitOf(f family, s *scope, c candidate) Fit {
 	fit.Limit, fit.WindowNS, fit.Burst = p.limit, p.window, p.limit
 	if f.phased {
 		fit.PhaseNS = p.phase
+		if d.start != 0 {
+			u := floorMod(d.start+p.phase, p.window)
+			fit.UnixPhaseNS = &u
+		}
 	}
 	return fit
 }

@@ -18,8 +18,12 @@ type Fit struct {
 	Burst     int64  `json:"burst"`
 	// PhaseNS is where a fixed window on the clock starts, ns after the
 	// run's start, modulo the window.
-	PhaseNS      int64 `json:"phase_ns,omitempty"`
-	CountsDenied bool  `json:"counts_denied"`
+	PhaseNS int64 `json:"phase_ns,omitempty"`
+	// UnixPhaseNS is where it starts on the Unix clock: ns after each
+	// multiple of the window since the epoch (0: on whole multiples). Nil
+	// when the run's start is not known or the model has no phase.
+	UnixPhaseNS  *int64 `json:"unix_phase_ns,omitempty"`
+	CountsDenied bool   `json:"counts_denied"`
 	// Scope is what one limit applies to: "global" (all requests),
 	// "source" (a client address) or "key" (a key header's value).
 	Scope string `json:"scope"`
@@ -47,8 +51,13 @@ func (f Fit) String() string {
 	if f.Burst != f.Limit {
 		s += fmt.Sprintf(" with a burst of %s", groupInt(f.Burst))
 	}
-	if f.PhaseNS != 0 {
-		s += fmt.Sprintf(", windows starting %v into the run", time.Duration(f.PhaseNS))
+	switch w := time.Duration(f.WindowNS); {
+	case f.UnixPhaseNS != nil && (*f.UnixPhaseNS < int64(time.Millisecond) || f.WindowNS-*f.UnixPhaseNS < int64(time.Millisecond)):
+		s += fmt.Sprintf(", windows on multiples of %v of the Unix clock", w)
+	case f.UnixPhaseNS != nil:
+		s += fmt.Sprintf(", windows starting %v after each multiple of %v of the Unix clock", time.Duration(*f.UnixPhaseNS).Round(time.Millisecond), w)
+	case f.PhaseNS != 0:
+		s += fmt.Sprintf(", windows starting %v into the run", time.Duration(f.PhaseNS).Round(time.Millisecond))
 	}
 	if where != "" {
 		s += ", " + where

@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/redis"
 )
 
@@ -63,6 +64,9 @@ type env struct {
 	// beforeWrite, when set, is called between a run and the writing of
 	// its results: tests break the output folder there.
 	beforeWrite func()
+	// wrapLimiter, when set, wraps the limiter `serve` builds: tests record
+	// the server's own decision instants through it.
+	wrapLimiter func(algorithms.Limiter) algorithms.Limiter
 }
 
 func (e *env) commands() []*command {

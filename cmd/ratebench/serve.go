@@ -67,6 +67,7 @@ type serveFlags struct {
 	onFull                                      string
 	fs                                          *flag.FlagSet  // to tell the flags given from defaults
 	keyed                                       *keyed.Limiter // the memory backend's, for its counts; nil on a shared one
+	wrap                                        func(algorithms.Limiter) algorithms.Limiter
 }
 
 // register defines serve's flags on fs and keeps fs, to tell the flags
@@ -122,6 +123,9 @@ func (f *serveFlags) middleware() (*httplimit.Middleware, func() error, error) {
 	lim, closeFn, err := f.limiter(p)
 	if err != nil {
 		return nil, nil, err
+	}
+	if f.wrap != nil {
+		lim = f.wrap(lim)
 	}
 	mw, err := httplimit.New(httplimit.Config{
 		Policy: p, Limiter: lim, Key: keyFn, TrustedProxies: trusted, ProxyHeader: f.proxyHeader,
@@ -266,6 +270,7 @@ func (e *env) serveCommand() *command {
 		if len(args) > 0 {
 			return usagef("unexpected argument %q", args[0])
 		}
+		f.wrap = e.wrapLimiter
 		mw, closeFn, err := f.middleware()
 		if err != nil {
 			return err

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ratebench/ratebench/algorithms"
 )
 
 // Every test here runs `ratebench serve` through env.main, on 127.0.0.1
@@ -52,10 +54,17 @@ var listening = regexp.MustCompile(`listening on (http://\S+)`)
 // the end of the test if the test has not stopped it.
 func startServe(t *testing.T, args ...string) *server {
 	t.Helper()
+	return startServeWrapped(t, nil, args...)
+}
+
+// startServeWrapped is startServe with the server's limiter wrapped by
+// wrap (nil: not wrapped).
+func startServeWrapped(t *testing.T, wrap func(algorithms.Limiter) algorithms.Limiter, args ...string) *server {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &server{stdout: &syncBuffer{}, stderr: &syncBuffer{}, cancel: cancel, code: make(chan int, 1)}
 	argv := append([]string{"serve", "-addr", "127.0.0.1:0"}, args...)
-	e := &env{stdout: s.stdout, stderr: s.stderr, args: append([]string{"ratebench"}, argv...)}
+	e := &env{stdout: s.stdout, stderr: s.stderr, args: append([]string{"ratebench"}, argv...), wrapLimiter: wrap}
 	go func() { s.code <- e.main(ctx, argv) }()
 	deadline := time.Now().Add(2 * time.Second)
 	for {
