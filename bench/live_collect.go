@@ -27,7 +27,10 @@ const (
 	PolicyFromConfig = "config"
 	PolicyFromServer = "RateLimit-Policy"
 	PolicyFromBoth   = "config and RateLimit-Policy"
-	PolicyNone       = "none" // the offered rate per second stands in
+	// PolicyNone: neither the config nor the server gave a limit. The
+	// pass is recorded with Limit 0 (unknown) and its window (1s unless
+	// given) as the span "most admitted in any W" is counted in.
+	PolicyNone = "none"
 )
 
 // liveCollector feeds the workers' decisions to one recorder in instant
@@ -114,8 +117,10 @@ func (c *liveCollector) settle() {
 // decide begins the recorder of an executor pass whose policy was not
 // given whole: from the policy the answers advertised, completed by the
 // config's fields; or, when none came within policyWait of answers, or
-// maxEarly answers, or by the end (final), from the offered rate per
-// second. It reports whether the recorder has begun.
+// maxEarly answers, or by the end (final), from the config alone (a limit
+// without a window is per second), or with no limit at all: none is
+// invented from the offered rate. It reports whether the recorder has
+// begun.
 func (c *liveCollector) decide(final bool) bool {
 	cfg := c.p.cfg.Policy
 	given := cfg.Limit > 0 || cfg.Window > 0 || cfg.Burst > 0
@@ -131,11 +136,13 @@ func (c *liveCollector) decide(final bool) bool {
 	if !final && (n == 0 || time.Duration(c.early[n-1].at-c.early[0].at) < policyWait && n < maxEarly) {
 		return false
 	}
-	rate := c.p.cfg.Workload.Rate
-	if c.p.cfg.Closed && n > 1 { // the rate so far
-		rate = float64(n) / time.Duration(c.early[n-1].at-c.early[0].at+1).Seconds()
+	pol := completed(algorithms.Policy{Window: time.Second}, cfg)
+	if pol.Limit == 0 {
+		pol.Burst = 0
+		c.begin(pol, PolicyNone)
+		return true
 	}
-	c.begin(completed(algorithms.Policy{Limit: max(int64(math.Ceil(rate)), 1), Window: time.Second}, cfg), PolicyNone)
+	c.begin(pol, PolicyFromConfig)
 	return true
 }
 

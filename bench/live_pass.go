@@ -182,7 +182,8 @@ func (p *livePass) run(ctx context.Context, coll *liveCollector) (*result.Run, e
 // (Name, Backend, Theory; New is not called). A zero Limit or Window of
 // cfg.Policy is taken from the policy the answers advertise
 // (Outcome.Policy), completed by cfg.Policy's other fields; if none comes
-// within a second of answers, the offered rate per second stands in. It
+// within a second of answers, a Limit of cfg.Policy is per second, and
+// without one no limit is known (Limit 0, PolicyNone). It
 // returns the run, the policy it was measured against, and, when ctx is
 // cancelled, what ran with ctx's error, within about a second of the
 // cancel (exec.Abort ends the requests in flight).

@@ -253,8 +253,10 @@ func (r *recorder) Finish(p algorithms.Policy, duration int64) result.Run {
 		}
 	}
 	run.JainFairness = result.Jain(admitted)
-	run.BurstRatio = float64(run.MaxAdmittedInWindow) / float64(p.Limit)
-	run.TheoryRatio = float64(run.TheoryMaxInWindow) / float64(p.Limit)
+	if p.Limit > 0 { // else no limit is known: no ratio
+		run.BurstRatio = float64(run.MaxAdmittedInWindow) / float64(p.Limit)
+		run.TheoryRatio = float64(run.TheoryMaxInWindow) / float64(p.Limit)
+	}
 	run.ThroughputPerS = float64(run.AdmittedCost) / (float64(duration) / 1e9)
 	if r.delays != nil && r.delays.TotalCount() > 0 {
 		run.Latency = result.PercentilesOf(r.delays)

@@ -42,8 +42,8 @@ const (
 	// WarnTableFull: N requests of new keys were refused because the key
 	// table was full of keys it could not forget [N].
 	WarnTableFull
-	// WarnNoPolicy: the limiter's policy was neither given nor advertised:
-	// ratios are against the offered rate per second [Limit, Window].
+	// WarnNoPolicy: the limiter's limit was neither given nor advertised:
+	// no ratio or theory.
 	WarnNoPolicy
 	// WarnFailed: N of Of requests failed [N, Of, Kinds].
 	WarnFailed

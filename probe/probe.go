@@ -351,7 +351,7 @@ func (p *prober) finish(capacity int64, rate float64) (*Outcome, error) {
 	if p.adv != nil {
 		adv := result.PolicyOf(*p.adv)
 		pr.Advertised = &adv
-		m := matches(*pr.Advertised, f.Best)
+		m := f.Best.Matches(*pr.Advertised)
 		pr.AdvertisedMatches = &m
 	}
 	p.out.Probe = pr
@@ -361,19 +361,6 @@ func (p *prober) finish(capacity int64, rate float64) (*Outcome, error) {
 		p.out.Policy = algorithms.Policy{Limit: max(int64(math.Round(f.RatePerS)), 1), Window: time.Second}
 	}
 	return &p.out, nil
-}
-
-// matches reports whether an advertised policy is the fitted one: the
-// same rate within 1% (and for a window the same window).
-func matches(adv result.PolicyJSON, b fit.Fit) bool {
-	if adv.Limit <= 0 || adv.WindowNS <= 0 || b.Limit <= 0 || b.WindowNS <= 0 {
-		return false
-	}
-	ra, rb := float64(adv.Limit)/float64(adv.WindowNS), float64(b.Limit)/float64(b.WindowNS)
-	if math.Abs(ra/rb-1) > 0.01 {
-		return false
-	}
-	return b.Algorithm == "gcra" || b.Algorithm == "nginx-limit-req" || b.Algorithm == "token-bucket-debt" || adv.WindowNS == b.WindowNS
 }
 
 // addHeaders sums two header checks.

@@ -46,7 +46,9 @@ func runCharts(r *result.Result) ([]chart, error) {
 	if isBoundary(r) {
 		jobs = append(jobs, func() (chart, error) { return boundaryChart(cs, r.Policy) })
 	}
-	jobs = append(jobs, func() (chart, error) { return burstChart(BurstRatioFile, sides) })
+	if r.Policy.Limit > 0 { // else no limit to be a multiple of
+		jobs = append(jobs, func() (chart, error) { return burstChart(BurstRatioFile, sides) })
+	}
 	if hasLatency(cs) {
 		jobs = append(jobs, func() (chart, error) { return latencyChart(LatencyFile, sides, r.Meta.Mode) })
 	}
@@ -176,7 +178,7 @@ func rateChart(file string, sides []side) (chart, error) {
 	var limits []float64
 	for g, sd := range sides {
 		limit := perSecond(sd.policy)
-		if slices.Contains(limits, limit) {
+		if limit == 0 || slices.Contains(limits, limit) { // no limit known, or drawn
 			continue
 		}
 		limits = append(limits, limit)

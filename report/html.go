@@ -67,8 +67,8 @@ type pageView struct {
 
 // fitView is the page's section on a fit: its sentence and the fits.
 type fitView struct {
-	Sentence string
-	Rows     []fitRow
+	Sentence, Advertised string
+	Rows                 []fitRow
 }
 
 type fitRow struct{ Model, Scope, Agreement, Ambiguous string }
@@ -76,11 +76,11 @@ type fitRow struct{ Model, Scope, Agreement, Ambiguous string }
 // maxFitRows bounds the fits the page lists.
 const maxFitRows = 10
 
-func fitViewOf(f *fit.Result) *fitView {
+func fitViewOf(f *fit.Result, r *result.Result) *fitView {
 	if f == nil {
 		return nil
 	}
-	v := &fitView{Sentence: "The service " + f.Sentence() + "."}
+	v := &fitView{Sentence: "The service " + f.Sentence() + ".", Advertised: AdvertisedReading(r, f)}
 	for _, x := range f.Fits[:min(len(f.Fits), maxFitRows)] {
 		v.Rows = append(v.Rows, fitRow{Model: x.String(), Scope: x.Scope,
 			Agreement: strconv.FormatFloat(x.AgreementPct, 'f', 2, 64) + "%", Ambiguous: strconv.FormatFloat(x.AmbiguousPct, 'f', 2, 64) + "%"})
@@ -108,7 +108,7 @@ func renderHTML(r *result.Result, charts []chart, hgrms []file, opts Options) ([
 		Meta:     metaKV(r.Meta),
 		Workload: workloadKV(r.Workload),
 		Files:    []string{"result.json", SeriesFile},
-		Fit:      fitViewOf(opts.Fit),
+		Fit:      fitViewOf(opts.Fit, r),
 	}
 	if v.Title == "" {
 		v.Title = defaultTitle(r)
@@ -213,6 +213,9 @@ func rows(r *result.Result) []row {
 		}
 		if run.TheoryMaxInWindow == 0 { // unknown
 			out[i].Theory, out[i].TheoryRatio = "-", "-"
+		}
+		if r.Policy.Limit == 0 { // no limit known
+			out[i].Burst = "-"
 		}
 	}
 	return out
@@ -350,4 +353,29 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// AdvertisedReading says whether the policy the service advertised in
+// RateLimit-Policy is the one fitted, e.g. "It advertises 100 per 1m
+// (RateLimit-Policy), which is not what it does."; "" when it advertised
+// none or the fit found a shaper.
+func AdvertisedReading(r *result.Result, f *fit.Result) string {
+	if f == nil || f.Shaper {
+		return ""
+	}
+	var adv *result.PolicyJSON
+	switch {
+	case r.Probe != nil:
+		adv = r.Probe.Advertised
+	case len(r.Runs) > 0 && r.Runs[0].HTTP != nil && r.Runs[0].HTTP.PolicySource == "RateLimit-Policy":
+		adv = &r.Policy
+	}
+	if adv == nil {
+		return ""
+	}
+	verdict := "which matches the fit"
+	if !f.Best.Matches(*adv) {
+		verdict = "which is not what it does"
+	}
+	return fmt.Sprintf("It advertises %d per %v (RateLimit-Policy), %s.", adv.Limit, time.Duration(adv.WindowNS), verdict)
 }

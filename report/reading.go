@@ -17,6 +17,11 @@ func Reading(r *result.Result) []string {
 		if run.Live != nil { // real clock readings
 			span, end = round4(span), round4(end)
 		}
+		if r.Policy.Limit == 0 {
+			out = append(out, fmt.Sprintf("%s admitted at most %d within %v around t=%v; no limit known (the server advertised no RateLimit-Policy and -limit was not given), so no ratio or theory.",
+				run.Label(), run.MaxAdmittedInWindow, span, end))
+			continue
+		}
 		head := fmt.Sprintf("%s admitted %.2fx its limit (%d of %d) within %v around t=%v",
 			run.Label(), run.BurstRatio, run.MaxAdmittedInWindow, r.Policy.Limit, span, end)
 		if run.TheoryFor() == 0 { // an HTTP run against an unnamed algorithm

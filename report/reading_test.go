@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/bench/result"
+	"github.com/ratebench/ratebench/fit"
 )
 
 // TestReadingSaysWhyAboveTheory: a run above its theory because a
@@ -93,5 +94,59 @@ func TestHeadersReading(t *testing.T) {
 				t.Errorf("got  %q\nwant %q", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestAdvertisedReading(t *testing.T) {
+	sec := int64(time.Second)
+	bucket := &fit.Result{Best: result.Fit{Algorithm: "gcra", Limit: 50, WindowNS: sec, Burst: 21}}
+	window := &fit.Result{Best: result.Fit{Algorithm: "fixed-window", Limit: 100, WindowNS: 60 * sec, Burst: 100}}
+	served := func(p result.PolicyJSON, source string) *result.Result {
+		return &result.Result{Policy: p, Runs: []result.Run{{HTTP: &result.HTTPStats{PolicySource: source}}}}
+	}
+	probed := func(p *result.PolicyJSON) *result.Result { return &result.Result{Probe: &result.Probe{Advertised: p}} }
+	for _, tc := range []struct {
+		name string
+		r    *result.Result
+		f    *fit.Result
+		want string
+	}{
+		{name: "bucket, same rate in other words", r: served(result.PolicyJSON{Limit: 500, WindowNS: 10 * sec}, "RateLimit-Policy"), f: bucket,
+			want: "It advertises 500 per 10s (RateLimit-Policy), which matches the fit."},
+		{name: "bucket, twice the rate", r: probed(&result.PolicyJSON{Limit: 100, WindowNS: sec}), f: bucket,
+			want: "It advertises 100 per 1s (RateLimit-Policy), which is not what it does."},
+		{name: "window of another length", r: probed(&result.PolicyJSON{Limit: 100, WindowNS: 60 * sec}), f: window,
+			want: "It advertises 100 per 1m0s (RateLimit-Policy), which matches the fit."},
+		{name: "window, same rate but other window", r: probed(&result.PolicyJSON{Limit: 50, WindowNS: 30 * sec}), f: window,
+			want: "It advertises 50 per 30s (RateLimit-Policy), which is not what it does."},
+		{name: "policy from flags", r: served(result.PolicyJSON{Limit: 50, WindowNS: sec}, "config"), f: bucket},
+		{name: "probe, nothing advertised", r: probed(nil), f: bucket},
+		{name: "shaper", r: probed(&result.PolicyJSON{Limit: 50, WindowNS: sec}), f: &fit.Result{Shaper: true}},
+	} {
+		if got := AdvertisedReading(tc.r, tc.f); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestNoPolicyInventsNone: an HTTP run with no limit known says so, and
+// shows no burst ratio, rather than one against a made-up limit.
+func TestNoPolicyInventsNone(t *testing.T) {
+	r := &result.Result{Policy: result.PolicyJSON{WindowNS: int64(time.Second)}, Runs: []result.Run{{
+		Algorithm: "http", Offered: 100, Admitted: 100, MaxAdmittedInWindow: 51, MaxWindowSpanNS: 98e7, MaxWindowEndNS: 2e9, DisagreementPct: -1, JainFairness: 1,
+		HTTP: &result.HTTPStats{PolicySource: "none"}}}}
+	got := Reading(r)
+	if len(got) != 1 || !strings.Contains(got[0], "admitted at most 51 within 980ms") || !strings.Contains(got[0], "no limit known") {
+		t.Errorf("reading %q", got)
+	}
+	var b strings.Builder
+	if err := Table(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "Inf") || strings.Contains(b.String(), "0.00") {
+		t.Errorf("table shows a ratio:\n%s", b.String())
+	}
+	if s := subtitle(r); !strings.HasPrefix(s, "no limit known") {
+		t.Errorf("subtitle %q", s)
 	}
 }

@@ -5,6 +5,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"text/tabwriter"
 	"time"
 
@@ -21,9 +22,13 @@ func Table(w io.Writer, r *result.Result) error {
 		if t := run.TheoryFor(); t > 0 {
 			theory = fmt.Sprint(t)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%.2f\t%s\t%.3f\t%s\t\n",
+		ratio := "-" // no limit known
+		if r.Policy.Limit > 0 {
+			ratio = strconv.FormatFloat(run.BurstRatio, 'f', 2, 64)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%.3f\t%s\t\n",
 			run.Label(), run.Offered, run.Admitted, run.Rejected, run.Errors,
-			run.MaxAdmittedInWindow, theory, run.BurstRatio,
+			run.MaxAdmittedInWindow, theory, ratio,
 			pct(run.DisagreementPct), run.JainFairness, p99(run.Latency))
 	}
 	return tw.Flush()

@@ -149,8 +149,9 @@ func TestExecutorKeysInHeader(t *testing.T) {
 }
 
 // TestExecutorPolicyFromServer: the policy comes from RateLimit-Policy,
-// with the theory of the algorithm named; without one, from the offered
-// rate, with a warning.
+// with the theory of the algorithm named; without one, no limit is known
+// (none is made up from the offered rate): no ratio, and a warning; a
+// limit given without a window is per second.
 func TestExecutorPolicyFromServer(t *testing.T) {
 	with := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("RateLimit-Policy", `"api";q=42;w=10`)
@@ -166,11 +167,17 @@ func TestExecutorPolicyFromServer(t *testing.T) {
 			t.Errorf("policy %+v from %q, theory %d", pol, run.HTTP.PolicySource, run.TheoryMaxInWindow)
 		}
 		run, pol = attack(t, httpexec.Config{URL: without.URL, Client: client}, constant(200, 100*time.Millisecond, 1))
-		if pol.Limit != 200 || pol.Window != time.Second || run.HTTP.PolicySource != bench.PolicyNone {
-			t.Errorf("policy %+v from %q", pol, run.HTTP.PolicySource)
+		if pol.Limit != 0 || pol.Window != time.Second || run.HTTP.PolicySource != bench.PolicyNone || run.BurstRatio != 0 || run.MaxAdmittedInWindow == 0 {
+			t.Errorf("policy %+v from %q, burst ratio %v, most in 1s %d", pol, run.HTTP.PolicySource, run.BurstRatio, run.MaxAdmittedInWindow)
 		}
 		if ws := bench.Warnings([]result.Run{run}); !slices.ContainsFunc(ws, func(w bench.Warning) bool { return w.Kind == bench.WarnNoPolicy }) {
 			t.Errorf("warnings %+v: want the missing policy", ws)
+		}
+		lcfg = constant(200, 100*time.Millisecond, 1)
+		lcfg.Policy.Limit = 30
+		run, pol = attack(t, httpexec.Config{URL: without.URL, Client: client}, lcfg)
+		if pol.Limit != 30 || pol.Window != time.Second || run.HTTP.PolicySource != bench.PolicyFromConfig {
+			t.Errorf("-limit 30 alone: policy %+v from %q", pol, run.HTTP.PolicySource)
 		}
 	})
 }

@@ -2,6 +2,7 @@ package result
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 )
@@ -63,6 +64,29 @@ func (f Fit) String() string {
 		s += ", " + where
 	}
 	return s
+}
+
+// RateOnly reports whether only the fit's rate and burst are known, not
+// its window: a bucket, whose window is a canonical one.
+func (f Fit) RateOnly() bool {
+	switch f.Algorithm {
+	case "gcra", "nginx-limit-req", "token-bucket-debt":
+		return true
+	}
+	return false
+}
+
+// Matches reports whether an advertised policy is the fitted one: the
+// same rate within 1%, and for a window the same window.
+func (f Fit) Matches(adv PolicyJSON) bool {
+	if adv.Limit <= 0 || adv.WindowNS <= 0 || f.Limit <= 0 || f.WindowNS <= 0 {
+		return false
+	}
+	ra, rf := float64(adv.Limit)/float64(adv.WindowNS), float64(f.Limit)/float64(f.WindowNS)
+	if math.Abs(ra/rf-1) > 0.01 {
+		return false
+	}
+	return f.RateOnly() || adv.WindowNS == f.WindowNS
 }
 
 // Probe is what `ratebench probe` found (Result.Probe): the best fit and

@@ -1,6 +1,9 @@
 package result
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -24,6 +27,27 @@ func TestFitString(t *testing.T) {
 	} {
 		if got := tc.fit.String(); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestReadFileNoPolicy(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		source string
+		ok     bool
+	}{
+		{name: "no limit known", source: "none", ok: true},
+		{name: "limit 0 from flags is broken", source: "config", ok: false},
+	} {
+		path := filepath.Join(t.TempDir(), "result.json")
+		r := &Result{Policy: PolicyJSON{WindowNS: int64(time.Second)}, Runs: []Run{{Algorithm: "http", HTTP: &HTTPStats{PolicySource: tc.source}}}}
+		b, _ := json.Marshal(r)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadFile(path); (err == nil) != tc.ok {
+			t.Errorf("%s: err %v, want ok %v", tc.name, err, tc.ok)
 		}
 	}
 }

@@ -61,6 +61,9 @@ func PolicyOf(p algorithms.Policy) PolicyJSON {
 
 // String is "limit L per W, burst B".
 func (p PolicyJSON) String() string {
+	if p.Limit == 0 {
+		return fmt.Sprintf("no limit known; most admitted counted per %v", time.Duration(p.WindowNS))
+	}
 	return fmt.Sprintf("limit %d per %v, burst %d", p.Limit, time.Duration(p.WindowNS), p.Burst)
 }
 
@@ -232,10 +235,22 @@ func ReadFile(path string) (*Result, error) {
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("result: %s is not a valid result.json: %w", path, err)
 	}
-	if len(r.Runs) == 0 || r.Policy.Limit < 1 || r.Policy.WindowNS < 1 {
+	if len(r.Runs) == 0 || r.Policy.Limit < 0 || r.Policy.Limit == 0 && !r.NoPolicy() || r.Policy.WindowNS < 1 {
 		return nil, fmt.Errorf("result: %s is not a valid result.json: no runs or no policy", path)
 	}
 	return &r, nil
+}
+
+// NoPolicy reports whether no limit is known: HTTP runs against a server
+// that advertised none, with no -limit given. Policy.Limit is then 0 and
+// Policy.WindowNS only the span the most admitted is counted in.
+func (r *Result) NoPolicy() bool {
+	for _, run := range r.Runs {
+		if run.HTTP == nil || run.HTTP.PolicySource != "none" {
+			return false
+		}
+	}
+	return len(r.Runs) > 0
 }
 
 // SharesState reports whether the run's replicas shared one limiter state

@@ -394,9 +394,12 @@ func (e *env) attackSummary(run result.Run, pol algorithms.Policy) {
 	}
 	fmt.Fprintln(e.stdout)
 	d := func(v int64) time.Duration { return time.Duration(v).Round(time.Microsecond) }
-	fmt.Fprintf(e.stdout, "latency p50 %v p99 %v max %v; service p50 %v p99 %v; lateness p99 %v; policy %d per %v (%s)\n",
-		d(run.Latency.P50), d(run.Latency.P99), d(run.Latency.Max), d(l.Service.P50), d(l.Service.P99), d(l.Lateness.P99),
-		pol.Limit, pol.Window, h.PolicySource)
+	policy := fmt.Sprintf("%d per %v (%s)", pol.Limit, pol.Window, h.PolicySource)
+	if pol.Limit == 0 {
+		policy = "none known"
+	}
+	fmt.Fprintf(e.stdout, "latency p50 %v p99 %v max %v; service p50 %v p99 %v; lateness p99 %v; policy %s\n",
+		d(run.Latency.P50), d(run.Latency.P99), d(run.Latency.Max), d(l.Service.P50), d(l.Service.P99), d(l.Lateness.P99), policy)
 	if s := report.HeadersReading(h.Headers); s != "" {
 		fmt.Fprintf(e.stdout, "headers: %s\n", s)
 	}

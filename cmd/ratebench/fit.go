@@ -10,6 +10,7 @@ import (
 
 	"github.com/ratebench/ratebench/bench/tracefile"
 	"github.com/ratebench/ratebench/fit"
+	"github.com/ratebench/ratebench/report"
 )
 
 func (e *env) fitCommand() *command {
@@ -43,6 +44,9 @@ func (e *env) fitCommand() *command {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "The service %s.\n", f.Sentence())
+		if s := report.AdvertisedReading(res, f); s != "" {
+			fmt.Fprintln(e.stdout, s)
+		}
 		fmt.Fprintf(e.stdout, "fit:     %s\n", filepath.Join(dir, fit.File))
 		return e.writeReport(dir, res)
 	}

@@ -37,12 +37,13 @@ func TestFitCommand(t *testing.T) {
 		t.Errorf("best fit %s at %.2f%% (%.2f%% too close to call): want gcra of 50 per 1s with a burst of 20 within 1, at least 99%%, at most 10%%",
 			b, b.AgreementPct, b.AmbiguousPct)
 	}
-	if !strings.Contains(stdout, "The service behaves like gcra of 50 per 1s") {
+	const advertised = "It advertises 50 per 1s (RateLimit-Policy), which matches the fit."
+	if !strings.Contains(stdout, "The service behaves like gcra of 50 per 1s") || !strings.Contains(stdout, advertised) {
 		t.Errorf("stdout:\n%s", stdout)
 	}
 	page, err := os.ReadFile(filepath.Join(out, "report.html"))
-	if err != nil || !strings.Contains(string(page), "What the service behaves like") {
-		t.Errorf("report.html has no fit section (%v)", err)
+	if err != nil || !strings.Contains(string(page), "What the service behaves like") || !strings.Contains(string(page), advertised) {
+		t.Errorf("report.html has no fit section, or not the advertised policy (%v)", err)
 	}
 
 	// A run folder without requests.csv.

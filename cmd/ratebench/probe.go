@@ -185,11 +185,14 @@ func (e *env) probe(ctx context.Context, cfg probe.Config, out *outDir, f probeF
 	werr := e.endTrace(tw, out, e.write(out, res, f.noReport))
 	if o.Probe != nil {
 		fmt.Fprintf(e.stdout, "The service %s.\n", o.Probe.Sentence)
+		if s := report.AdvertisedReading(res, o.Fit); s != "" {
+			fmt.Fprintln(e.stdout, s)
+		}
 		if s := report.HeadersReading(o.Probe.Headers); s != "" {
 			fmt.Fprintf(e.stdout, "headers: %s\n", s)
 		}
-		if o.Probe.RejectFound && o.Probe.RejectStatuses[0] != 429 {
-			fmt.Fprintf(e.stdout, "rejections are answered with %d (found by the probe)\n", o.Probe.RejectStatuses[0])
+		if o.Probe.RejectFound {
+			fmt.Fprintf(e.stdout, "rejections are answered with %s (found by the probe)\n", statusesText(o.Probe.RejectStatuses))
 		}
 	}
 	if werr != nil {

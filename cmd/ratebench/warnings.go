@@ -46,7 +46,7 @@ func phrase(w bench.Warning) string {
 	case bench.WarnTableFull:
 		return head + fmt.Sprintf("%d requests of new keys were rejected because the key table was full of keys it could not forget; raise -max-keys", w.N)
 	case bench.WarnNoPolicy:
-		return "the server sent no RateLimit-Policy field and -limit/-window were not given: burst ratios are against the offered rate per second"
+		return "the server sent no RateLimit-Policy field and -limit was not given: no limit is known, so no burst ratio or theory; give -limit and -window, or run ratebench fit on this folder"
 	case bench.WarnFailed:
 		return fmt.Sprintf("%d of %d requests failed (%s)", w.N, w.Of, kindsText(w.Kinds))
 	}
