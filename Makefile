@@ -50,7 +50,7 @@ bench:
 
 # Every fuzz target for FUZZTIME each.
 fuzz:
-	@set -e; for pkg in ./algorithms ./algorithms/httplimit ./workload; do \
+	@set -e; for pkg in ./algorithms ./algorithms/httplimit ./algorithms/keyed ./bench/httpexec ./workload; do \
 		for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 			echo "== $$pkg $$t"; \
 			$(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
