@@ -444,17 +444,25 @@ func (s *scope) maxIn(d *data, w int64) int64 {
 func moves(f family, p params, u int64) []params {
 	var out []params
 	if f.rateBased {
+		// Rate and capacity trade off: under overload a bucket with one
+		// slot too many admits a request early after every admission, so
+		// a new interval is tried with the capacities around the current
+		// one as well.
+		var intervals []int64
 		for _, r := range []float64{0.9, 0.97, 0.99, 0.997, 0.999, 1.001, 1.003, 1.01, 1.03, 1.1} {
-			q := p
-			q.interval = int64(math.Round(float64(p.interval) * r))
-			out = append(out, q)
+			intervals = append(intervals, int64(math.Round(float64(p.interval)*r)))
 		}
 		// The interval of a whole rate per second, ten seconds or a minute:
 		// an algorithm's interval is ceil(W/L).
 		for _, w := range []float64{1e9, 1e10, 6e10} {
 			if n := math.Round(w / float64(p.interval)); n >= 1 {
+				intervals = append(intervals, int64(math.Ceil(w/n)), int64(math.Ceil(w/(n+1))), int64(math.Ceil(w/max(n-1, 1))))
+			}
+		}
+		for _, iv := range sortedUnique(intervals) {
+			for _, db := range []int64{-2, -1, 0, 1, 2} {
 				q := p
-				q.interval = int64(math.Ceil(w / n))
+				q.interval, q.burst = iv, p.burst+db
 				out = append(out, q)
 			}
 		}
