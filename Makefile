@@ -62,3 +62,4 @@ results:
 	$(GO) run ./cmd/ratebench boundary -out results/boundary
 	$(GO) run ./cmd/ratebench run -scenario default -out results/compare
 	bench/httpexec/reference.sh
+	probe/reference.sh

@@ -27,6 +27,8 @@ const (
 	PolicyFromConfig = "config"
 	PolicyFromServer = "RateLimit-Policy"
 	PolicyFromBoth   = "config and RateLimit-Policy"
+	// PolicyFromFit: from a fit of the pass's own answers (probe).
+	PolicyFromFit = "fit"
 	// PolicyNone: neither the config nor the server gave a limit. The
 	// pass is recorded with Limit 0 (unknown) and its window (1s unless
 	// given) as the span "most admitted in any W" is counted in.

@@ -73,15 +73,16 @@ const (
 
 // prober runs the experiments one after the other.
 type prober struct {
-	cfg     Config
-	reject  []int
-	found   bool
-	used    int64         // requests sent so far
-	elapsed time.Duration // wall time so far
-	start   time.Time
-	rows    []bench.TraceRow // every request, on the first start's timeline
-	adv     *algorithms.Policy
-	out     Outcome
+	cfg      Config
+	reject   []int
+	found    bool
+	used     int64         // requests sent so far
+	elapsed  time.Duration // wall time so far
+	start    time.Time
+	rows     []bench.TraceRow // every request, on the first start's timeline
+	adv      *algorithms.Policy
+	measured algorithms.Policy // the runs' policy: their window is W of their most admitted
+	out      Outcome
 }
 
 // Run probes the service.
@@ -280,6 +281,7 @@ func (p *prober) experiment(ctx context.Context, name string, s *schedule) ([]be
 		if run.HTTP.PolicySource == bench.PolicyFromServer && p.adv == nil {
 			p.adv = &pol
 		}
+		p.measured = pol
 	}
 	if p.cfg.Log != nil {
 		adm, rej := p.count(rows)
@@ -355,12 +357,41 @@ func (p *prober) finish(capacity int64, rate float64) (*Outcome, error) {
 		pr.AdvertisedMatches = &m
 	}
 	p.out.Probe = pr
-	b := f.Best
-	p.out.Policy = algorithms.Policy{Limit: max(b.Limit, 1), Window: time.Duration(max(b.WindowNS, 1)), Burst: max(b.Burst, 1)}
-	if f.Shaper {
-		p.out.Policy = algorithms.Policy{Limit: max(int64(math.Round(f.RatePerS)), 1), Window: time.Second}
+	p.out.Policy = p.measured
+	if fitted, ok := inWindow(f, p.measured.Window); ok {
+		// The runs' most admitted in a span W can now be read against
+		// the fitted limit.
+		p.out.Policy = fitted
+		for i := range p.out.Runs {
+			r := &p.out.Runs[i]
+			r.BurstRatio = float64(r.MaxAdmittedInWindow) / float64(fitted.Limit)
+			if r.HTTP.PolicySource == bench.PolicyNone {
+				r.HTTP.PolicySource = bench.PolicyFromFit
+			}
+		}
 	}
 	return &p.out, nil
+}
+
+// inWindow is the fitted policy in the window w the runs were measured
+// in: a window model's own when it is w, a bucket's rate as a whole limit
+// per w; false when the fit cannot be said per w.
+func inWindow(f *fit.Result, w time.Duration) (algorithms.Policy, bool) {
+	b := f.Best
+	rate := float64(b.Limit) / float64(b.WindowNS) // per ns
+	switch {
+	case w <= 0:
+		return algorithms.Policy{}, false
+	case f.Shaper:
+		rate, b.Burst = f.RatePerS/1e9, 0
+	case !b.RateOnly():
+		return algorithms.Policy{Limit: b.Limit, Window: w, Burst: b.Burst}, b.WindowNS == int64(w)
+	}
+	l := rate * float64(w)
+	if r := math.Round(l); r >= 1 && math.Abs(l-r) <= 0.001*l {
+		return algorithms.Policy{Limit: int64(r), Window: w, Burst: b.Burst}.WithDefaults(), true
+	}
+	return algorithms.Policy{}, false
 }
 
 // addHeaders sums two header checks.

@@ -126,7 +126,10 @@ func renderHTML(r *result.Result, charts []chart, hgrms []file, opts Options) ([
 // defaultTitle names the workload, and for an attack the URL attacked.
 func defaultTitle(r *result.Result) string {
 	for _, run := range r.Runs {
-		if run.HTTP != nil {
+		switch {
+		case run.HTTP != nil && r.Probe != nil:
+			return fmt.Sprintf("ratebench probe: %s %s", run.HTTP.Method, run.HTTP.URL)
+		case run.HTTP != nil:
 			return fmt.Sprintf("ratebench attack: %s %s, %s workload", run.HTTP.Method, run.HTTP.URL, r.WorkloadName())
 		}
 	}

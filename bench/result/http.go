@@ -43,7 +43,8 @@ type HTTPStats struct {
 	CompletedRatePerS float64 `json:"completed_rate_per_s"`
 	// PolicySource says where Result.Policy came from: "config" (flags),
 	// "RateLimit-Policy" (the server's response field), "config and
-	// RateLimit-Policy", or "none" (no limit known: Result.Policy has
+	// RateLimit-Policy", "fit" (probe: the fit of its own answers), or
+	// "none" (no limit known: Result.Policy has
 	// Limit 0, and its window is only the span the most admitted is
 	// counted in).
 	PolicySource string `json:"policy_source"`

@@ -168,7 +168,7 @@ func (e *env) probe(ctx context.Context, cfg probe.Config, out *outDir, f probeF
 		return err
 	}
 	meta.Interrupted = interrupted
-	meta.Warnings = phraseAll(o.Runs)
+	meta.Warnings = probeWarnings(o.Runs)
 	host := hostOf(f.url)
 	for i := range o.Runs {
 		h := o.Runs[i].HTTP

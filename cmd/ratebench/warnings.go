@@ -62,6 +62,19 @@ func phraseAll(runs []result.Run) []string {
 	return out
 }
 
+// probeWarnings phrases the warnings of a probe's runs but lateness and
+// the missing policy: its bursts are late by design, the fit reads the
+// instants requests were really sent, and the policy is what it finds.
+func probeWarnings(runs []result.Run) []string {
+	var out []string
+	for _, w := range bench.Warnings(runs) {
+		if w.Kind != bench.WarnLate && w.Kind != bench.WarnNoPolicy {
+			out = append(out, phrase(w))
+		}
+	}
+	return out
+}
+
 // kindsText is "connection_refused 12, timeout 3", largest first.
 func kindsText(m map[string]int64) string {
 	type kv struct {
