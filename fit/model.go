@@ -3,9 +3,10 @@ package fit
 import "math"
 
 // params is a candidate policy. Rate-based models read interval (ns per
-// request) and burst; window models limit, window and, for a fixed
-// window on the clock, phase (where windows start, ns into the trace,
-// modulo window).
+// request) and burst, and a ticked one phase (where its clock's
+// milliseconds start, ns into the trace, modulo 1ms); window models limit,
+// window and, for a fixed window on the clock, phase (where windows
+// start, ns into the trace, modulo window).
 type params struct {
 	limit, burst  int64
 	window, phase int64
@@ -33,8 +34,13 @@ type family struct {
 	countsDenied bool
 	rateBased    bool // interval and burst; otherwise limit and window
 	phased       bool // windows on the clock: a phase too
-	nparams      int
-	new          func() model
+	// ticked: a rate-based model on a clock of whole milliseconds whose
+	// ticks fall anywhere in the trace's milliseconds (the service's clock
+	// is not the client's): their phase is fitted too. It is no parameter
+	// of the policy, and not counted in nparams.
+	ticked  bool
+	nparams int
+	new     func() model
 }
 
 // families are the models a trace is fitted to. The bucket family (token
@@ -43,7 +49,7 @@ type family struct {
 var families = []family{
 	{name: "gcra", rateBased: true, nparams: 2, new: func() model { return &gcraModel{} }},
 	{name: "token-bucket-debt", countsDenied: true, rateBased: true, nparams: 2, new: func() model { return &debtModel{} }},
-	{name: "nginx-limit-req", rateBased: true, nparams: 2, new: func() model { return &nginxModel{} }},
+	{name: "nginx-limit-req", rateBased: true, ticked: true, nparams: 2, new: func() model { return &nginxModel{} }},
 	{name: "sliding-log", nparams: 2, new: func() model { return &logModel{} }},
 	{name: "sliding-log-all", countsDenied: true, nparams: 2, new: func() model { return &logModel{all: true} }},
 	{name: "sliding-counter", phased: true, nparams: 3, new: func() model { return &counterModel{} }},
@@ -87,11 +93,16 @@ func (m *debtModel) apply(k int, t int64, _ bool) {
 
 // nginxModel is nginx's limit_req: excess in thousandths of a request,
 // leaking at the rate on a millisecond clock; a request fits when the
-// excess after it is at most the burst (capacity - 1).
+// excess after it is at most the burst (capacity - 1). The milliseconds
+// are nginx's clock's (CLOCK_MONOTONIC on Linux), not the trace's: they
+// start phase ns into each of the trace's. A request in a millisecond
+// before the last admission's finds nothing drained (nginx takes time
+// going back as none passing) and does not move it.
 type nginxModel struct {
 	excess, last []int64 // last: the millisecond of the last admission
 	rate         int64   // thousandths of a request per second
 	burst        int64   // thousandths
+	phase        int64
 	saved        [2]int64
 }
 
@@ -101,6 +112,7 @@ func (m *nginxModel) restore(k int) { m.excess[k], m.last[k] = m.saved[0], m.sav
 func (m *nginxModel) reset(p params, n int) {
 	m.rate = int64(math.Round(1e12 / float64(p.interval)))
 	m.burst = (p.burst - 1) * 1000
+	m.phase = p.phase
 	m.excess = resize(m.excess, n, 0)
 	m.last = resize(m.last, n, math.MinInt64)
 }
@@ -109,15 +121,21 @@ func (m *nginxModel) next(k int, t int64) int64 {
 	if m.last[k] == math.MinInt64 {
 		return 0
 	}
-	ms := t/1e6 - m.last[k]
+	ms := max(m.tick(t)-m.last[k], 0)
 	return max(m.excess[k]-m.rate*ms/1000+1000, 0)
+}
+
+// tick is the millisecond of nginx's clock that holds t.
+func (m *nginxModel) tick(t int64) int64 {
+	return (floorTo(t, 1e6, m.phase) - m.phase) / 1e6
 }
 
 func (m *nginxModel) decide(k int, t int64) bool { return m.next(k, t) <= m.burst }
 
 func (m *nginxModel) apply(k int, t int64, admitted bool) {
 	if admitted {
-		m.excess[k], m.last[k] = m.next(k, t), t/1e6
+		m.excess[k] = m.next(k, t)
+		m.last[k] = max(m.last[k], m.tick(t))
 	}
 }
 

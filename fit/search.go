@@ -179,11 +179,13 @@ func (d *data) seeds(s *scope) (rate float64, burst int64) {
 // the requests scored, the misses among them and the requests too close
 // to call. A group of requests that may have been decided in any order
 // is predicted as a whole, from the state at its start, by the model's
-// own decisions; its misses are the difference of the counts.
-func (d *data) score(m model, p params, s *scope, gp, gobs []int32, own []bool) (scored, misses, ambiguous int64) {
+// own decisions; its misses are the difference of the counts of
+// admissions, less one for each of its requests too close to call (each
+// may have gone either way). A request alone is a group of one: too close
+// to call, it is no miss.
+func (d *data) score(m model, p params, s *scope, g *groupCounts, own []bool) (scored, misses, ambiguous int64) {
 	m.reset(p, s.n)
-	clear(gp)
-	clear(gobs)
+	gp, gobs, gamb := g.reset(s.ngroups)
 	for i, t := range d.t {
 		k, g := s.key[i], s.group[i]
 		members := s.members[g]
@@ -198,24 +200,41 @@ func (d *data) score(m model, p params, s *scope, gp, gobs []int32, own []bool) 
 		pred := m.decide(k, t)
 		if (d.lo[i] > 0 || d.hi[i] > 0) && (m.decide(k, t-d.lo[i]) != pred || m.decide(k, t+d.hi[i]) != pred) {
 			ambiguous++
+			gamb[g]++
 		} else {
 			scored++
-			if len(members) > 0 {
-				pred = own[i]
-			}
-			if pred {
-				gp[g]++
-			}
-			if d.adm[i] {
-				gobs[g]++
-			}
+		}
+		if len(members) > 0 {
+			pred = own[i]
+		}
+		if pred {
+			gp[g]++
+		}
+		if d.adm[i] {
+			gobs[g]++
 		}
 		m.apply(k, t, d.adm[i])
 	}
 	for g := range gp {
-		misses += int64(abs(gp[g] - gobs[g]))
+		misses += int64(max(abs(gp[g]-gobs[g])-gamb[g], 0))
 	}
 	return scored, misses, ambiguous
+}
+
+// groupCounts are score's counts per group: admissions predicted and
+// observed, and requests too close to call.
+type groupCounts struct{ pred, obs, amb []int32 }
+
+// reset returns the counts for n groups, zeroed.
+func (g *groupCounts) reset(n int) (pred, obs, amb []int32) {
+	for _, c := range []*[]int32{&g.pred, &g.obs, &g.amb} {
+		if cap(*c) < n {
+			*c = make([]int32, n)
+		}
+		*c = (*c)[:n]
+		clear(*c)
+	}
+	return g.pred, g.obs, g.amb
 }
 
 func abs(v int32) int32 {
@@ -243,10 +262,11 @@ var windows = []time.Duration{100 * time.Millisecond, 250 * time.Millisecond, 50
 // then a local search, and returns it as a Fit.
 func (d *data) search(f family, s *scope) Fit {
 	m := f.new()
-	gp, gobs, own := make([]int32, s.ngroups), make([]int32, s.ngroups), make([]bool, len(d.t))
+	var counts groupCounts
+	own := make([]bool, len(d.t))
 	eval := func(p params) candidate {
 		c := candidate{p: p}
-		c.scored, c.misses, c.ambiguous = d.score(m, p, s, gp, gobs, own)
+		c.scored, c.misses, c.ambiguous = d.score(m, p, s, &counts, own)
 		return c
 	}
 	// Every seed is scored; the best of each window starts a local
@@ -369,10 +389,16 @@ func (d *data) seedParams(f family, s *scope) []params {
 		// few answer times long.
 		short := max(5*d.hi[len(d.hi)/2], int64(10*time.Millisecond))
 		bursts := sortedUnique([]int64{s.burst, s.maxIn(d, short), s.maxIn(d, short) + 1})
+		phases := []int64{0}
+		if f.ticked {
+			phases = tickPhases
+		}
 		var out []params
 		for _, r := range append([]float64{s.rate}, d.rates...) {
 			for _, b := range bursts {
-				out = append(out, params{interval: int64(math.Round(1 / r)), burst: max(b, 1)})
+				for _, ph := range phases {
+					out = append(out, params{interval: int64(math.Round(1 / r)), burst: max(b, 1), phase: ph})
+				}
 			}
 		}
 		return out
@@ -393,6 +419,16 @@ func (d *data) seedParams(f family, s *scope) []params {
 	}
 	return out
 }
+
+// tickPhases are the phases of a millisecond clock tried first, a tenth
+// of a millisecond apart; each starts a climb of its own.
+var tickPhases = func() []int64 {
+	p := make([]int64, 10)
+	for i := range p {
+		p[i] = int64(i) * int64(time.Millisecond) / 10
+	}
+	return p
+}()
 
 // phases are the fixed-window phases tried for window w: the epoch's, and
 // where the busiest key went from rejected to admitted.
@@ -470,6 +506,13 @@ func moves(f family, p params, u int64) []params {
 			q := p
 			q.burst += db
 			out = append(out, q)
+		}
+		if f.ticked {
+			for _, dp := range []int64{-250e3, -100e3, -50e3, 50e3, 100e3, 250e3} {
+				q := p
+				q.phase = floorMod(p.phase+dp, int64(time.Millisecond))
+				out = append(out, q)
+			}
 		}
 		return out
 	}
