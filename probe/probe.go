@@ -36,6 +36,11 @@ type Config struct {
 	// to be: they size the first burst and add the window to those tried.
 	Limit  int64
 	Window time.Duration
+	// EdgeOffset and FirstRequest place the boundary experiment's edges:
+	// EdgeOffset after each multiple of the window on the Unix clock, or,
+	// with FirstRequest, a window after a key's first request.
+	EdgeOffset   time.Duration
+	FirstRequest bool
 	// RejectStatuses mean "rejected by the limiter"; nil: the probe finds
 	// them (429 when seen, else the non-2xx status the first burst drew).
 	RejectStatuses []int
@@ -101,6 +106,9 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		return p.partial(err)
 	}
 	if err := p.model(ctx, capacity, rate); err != nil {
+		return p.partial(err)
+	}
+	if err := p.boundary(ctx, capacity, rate); err != nil {
 		return p.partial(err)
 	}
 	return p.finish(capacity, rate)
@@ -222,6 +230,51 @@ func (p *prober) model(ctx context.Context, capacity int64, rate float64) error 
 	return err
 }
 
+// boundary attacks window edges: after an idle gap, the capacity just
+// before an edge and again just after, three times, so that a window that
+// restarts its count at an edge shows twice its capacity in a span far
+// shorter than the window, and the fit sees where the edges are. The
+// window is -window, or else the capacity over the rate (a fixed window's
+// length); edges are multiples of it on the Unix clock shifted by
+// EdgeOffset, tried at that phase and a third and two thirds of the
+// window later (the service's clock may not be the epoch's), or with
+// FirstRequest a window after an opening request. It is skipped when that
+// window is under 20ms or over 5s, or the bounds leave too little.
+func (p *prober) boundary(ctx context.Context, capacity int64, rate float64) error {
+	w := p.cfg.Window
+	if w == 0 {
+		w = time.Duration(float64(capacity) / rate).Round(time.Millisecond)
+	}
+	k := p.cfg.Keys
+	n := 6 * capacity * int64(k)
+	gap := p.idleFor(capacity, rate)
+	if w < 20*time.Millisecond || w > 5*time.Second || n > p.budget()/2 || p.elapsed+3*(gap+2*w) > p.cfg.MaxDuration {
+		if p.cfg.Log != nil {
+			fmt.Fprintf(p.cfg.Log, "probe: boundary: skipped (window %v, %d requests left, %v)\n", w, p.budget(), p.cfg.MaxDuration-p.elapsed)
+		}
+		return nil
+	}
+	delta := max(w/50, 2*time.Millisecond)
+	s := newSchedule()
+	for i := range 3 {
+		s.idle(gap)
+		var edge time.Duration
+		if p.cfg.FirstRequest {
+			s.burst(s.at, int64(k), k) // opens each key's window
+			edge = s.at + w
+		} else {
+			s.align = w
+			base := p.cfg.EdgeOffset + time.Duration(i)*w/3
+			edge = base + (s.at+delta-base+w-1)/w*w
+		}
+		s.burst(edge-delta, capacity*int64(k), k)
+		s.burst(edge+delta, capacity*int64(k), k)
+		s.at = edge + delta
+	}
+	_, err := p.experiment(ctx, "boundary", s)
+	return err
+}
+
 // idleFor is how long to wait for a limiter to forget: a fifth more than
 // its capacity takes to refill (a bucket's, or a window's length), between
 // 300ms and five seconds.
@@ -256,7 +309,7 @@ func (p *prober) experiment(ctx context.Context, name string, s *schedule) ([]be
 	cfg := bench.LiveConfig{
 		Config: bench.Config{Workload: s.spec(path),
 			Span: s.span(), Trace: &rows, Progress: p.cfg.Progress},
-		MaxInFlight: 1 << 16, Connections: p.cfg.Connections,
+		MaxInFlight: 1 << 16, Connections: p.cfg.Connections, AlignStart: s.align,
 	}
 	exec := httpexec.NewExecutor(p.cfg.Client, p.cfg.Connections, cfg.MaxInFlight, p.rejectOr429())
 	began := time.Now()

@@ -17,6 +17,9 @@ type schedule struct {
 	arrivals []workload.Arrival
 	at       time.Duration
 	keys     int
+	// align, when > 0, starts the schedule at a multiple of it on the
+	// Unix clock.
+	align time.Duration
 }
 
 func newSchedule() *schedule { return &schedule{keys: 1} }

@@ -14,6 +14,7 @@ import (
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/probe"
 	"github.com/ratebench/ratebench/report"
+	"github.com/ratebench/ratebench/workload"
 )
 
 // probeFlags are the flags of `ratebench probe`.
@@ -21,7 +22,8 @@ type probeFlags struct {
 	url, method, keyHeader, out, client, rejectStatus, sourceAddrs string
 	header                                                         headerFlags
 	limit, maxRequests                                             int64
-	window, maxDuration, timeout                                   time.Duration
+	window, maxDuration, timeout, edgeOffset                       time.Duration
+	align                                                          string
 	keys, conns                                                    int
 	insecure, noTrace, noReport, rejectSet                         bool
 }
@@ -35,6 +37,8 @@ func (f *probeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.sourceAddrs, "source-addrs", "", "local addresses to send from, to tell a per-client-address limit from a shared one (see attack)")
 	fs.Int64Var(&f.limit, "limit", 0, "what you believe the limit L is (sizes the first burst; optional)")
 	durationVar(fs, &f.window, "window", 0, "what you believe the window W is (tried first; optional)")
+	durationVar(fs, &f.edgeOffset, "edge-offset", 0, "boundary experiment: windows start this long after each multiple of W on the Unix clock, in [0, W)")
+	fs.StringVar(&f.align, "align", workload.AlignEpoch, "boundary experiment: where windows start: epoch (multiples of W, shifted by -edge-offset) or first-request (a key's first request, as INCR + EXPIRE)")
 	fs.Int64Var(&f.maxRequests, "max-requests", 10000, "most requests the whole probe sends")
 	durationVar(fs, &f.maxDuration, "max-duration", time.Minute, "most wall time the experiments take")
 	fs.StringVar(&f.rejectStatus, "reject-status", "429", "statuses that mean rejected (default: found by the probe: 429, or the status the first burst drew)")
@@ -95,6 +99,12 @@ func (f *probeFlags) config() (probe.Config, error) {
 		return cfg, usagef("-connections %d must be between 1 and %d", f.conns, httpexec.MaxConnections)
 	case f.timeout <= 0:
 		return cfg, usagef("-timeout %v must be > 0", f.timeout)
+	case f.align != workload.AlignEpoch && f.align != workload.AlignFirstRequest:
+		return cfg, usagef("-align %q: want %s or %s", f.align, workload.AlignEpoch, workload.AlignFirstRequest)
+	case f.edgeOffset < 0 || f.window > 0 && f.edgeOffset >= f.window:
+		return cfg, usagef("-edge-offset %v must be in [0, W)", f.edgeOffset)
+	case f.edgeOffset > 0 && f.align == workload.AlignFirstRequest:
+		return cfg, usagef("-edge-offset is for windows on the clock, not -align %s", f.align)
 	}
 	hc := httpexec.Config{URL: f.url, Method: f.method, Header: f.header.h, KeyHeader: f.keyHeader,
 		Connections: f.conns, Timeout: f.timeout, Client: f.client, Insecure: f.insecure}
@@ -128,6 +138,7 @@ func (f *probeFlags) config() (probe.Config, error) {
 	}
 	cfg.Client, cfg.Connections, cfg.Keys = client, f.conns, max(keys, 1)
 	cfg.Limit, cfg.Window, cfg.MaxRequests, cfg.MaxDuration = f.limit, f.window, f.maxRequests, f.maxDuration
+	cfg.EdgeOffset, cfg.FirstRequest = f.edgeOffset, f.align == workload.AlignFirstRequest
 	return cfg, nil
 }
 
