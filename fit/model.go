@@ -1,6 +1,9 @@
 package fit
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // params is a candidate policy. Rate-based models read interval (ns per
 // request) and burst, and a ticked one phase (where its clock's
@@ -163,12 +166,11 @@ func (m *logModel) reset(p params, n int) {
 	}
 }
 
+// decide counts the log's entries in (t-window, t]; entries are in send
+// order, so a binary search finds the first.
 func (m *logModel) decide(k int, t int64) bool {
 	l := m.logs[k]
-	i := len(l)
-	for i > 0 && l[i-1] > t-m.window {
-		i--
-	}
+	i, _ := slices.BinarySearch(l, t-m.window+1)
 	return int64(len(l)-i) < m.limit
 }
 
@@ -177,10 +179,7 @@ func (m *logModel) apply(k int, t int64, admitted bool) {
 		return
 	}
 	l := m.logs[k]
-	drop := 0
-	for drop < len(l) && l[drop] <= t-m.window {
-		drop++
-	}
+	drop, _ := slices.BinarySearch(l, t-m.window+1)
 	if drop > 0 && drop*2 >= len(l) { // keep the slice from growing without bound
 		l = append(l[:0], l[drop:]...)
 	}

@@ -36,7 +36,7 @@ type scope struct {
 	ngroups int
 	// members lists the requests of each group of two or more, by group;
 	// a single request's group has none.
-	members map[int32][]int
+	members [][]int
 	// seeds read off the data: the long-run admitted rate (per ns) and the
 	// first burst of the busiest key.
 	rate  float64
@@ -117,13 +117,13 @@ func (d *data) newScope(name string, reqs []Request, keyOf func(Request) string)
 		lastG[k] = s.group[i]
 	}
 	s.n = len(index)
-	s.members = map[int32][]int{}
+	s.members = make([][]int, s.ngroups)
 	for i, g := range s.group {
 		s.members[g] = append(s.members[g], i)
 	}
 	for g, m := range s.members {
 		if len(m) < 2 {
-			delete(s.members, g)
+			s.members[g] = nil
 		}
 	}
 	s.busy = slices.Index(count, slices.Max(count))
@@ -348,8 +348,24 @@ func roundness(w int64) int {
 	return n
 }
 
+// rounding is how round p's policy is: a window's roundness, or for a
+// bucket the rate's: a whole number per second (4), per ten seconds (3),
+// per minute (2), per hour (1), or none of these (0).
+func rounding(f family, p params) int {
+	if !f.rateBased {
+		return roundness(p.window)
+	}
+	for i, w := range []float64{1e9, 1e10, 6e10, 3.6e12} {
+		n := w / float64(p.interval)
+		if r := math.Round(n); r >= 1 && math.Abs(n-r) <= 1e-4*n {
+			return 4 - i
+		}
+	}
+	return 0
+}
+
 // climb moves from c to the best of its neighbours while that is better
-// (or as good with a rounder window).
+// (or as good with a rounder window or rate).
 func (d *data) climb(f family, c candidate, eval func(params) candidate) candidate {
 	for range 100 {
 		next := c
@@ -358,11 +374,13 @@ func (d *data) climb(f family, c candidate, eval func(params) candidate) candida
 				continue
 			}
 			n := eval(p)
-			// A rounder window is taken at a cost up to one request in a
-			// thousand higher: within the timing noise, a service is
-			// likelier set to 1s than to 1.001s.
-			rounder := roundness(n.p.window) > roundness(next.p.window) && n.cost() <= c.cost()+max(c.scored/1000, 1)
-			if n.cost() < next.cost() && roundness(n.p.window) >= roundness(next.p.window) || rounder {
+			// The climb never leaves a round policy for a less round one,
+			// and takes a rounder one at a cost up to one request in a
+			// thousand higher: in the timing noise, a service is likelier
+			// set to 1s than to 1.001s, to 50 per second than to 50.1.
+			rn, rnext := rounding(f, n.p), rounding(f, next.p)
+			rounder := rn > rnext && n.cost() <= c.cost()+max(c.scored/1000, 1)
+			if n.cost() < next.cost() && rn >= rnext || rounder {
 				next = n
 			}
 		}
