@@ -19,7 +19,7 @@ import (
 type keyStats struct {
 	name              string
 	offered, admitted int64
-	span              *spanMax
+	span              *result.SpanMax
 }
 
 // served is an admitted request a shaper will serve at instant at.
@@ -94,7 +94,7 @@ func (r *recorder) key(k string) *keyStats {
 	}
 	ks := r.keys[k]
 	if ks == nil {
-		ks = &keyStats{name: strings.Clone(k), span: newSpanMax(r.window, r.over)}
+		ks = &keyStats{name: strings.Clone(k), span: result.NewSpanMax(r.window, r.over)}
 		r.keys[ks.name] = ks
 	}
 	r.last = ks
@@ -164,7 +164,7 @@ func (r *recorder) release(now int64) {
 
 func (r *recorder) admit(ks *keyStats, at, cost int64) {
 	r.admitted = addBin(r.admitted, at/r.bin, cost)
-	ks.span.add(at, cost)
+	ks.span.Add(at, cost)
 	r.end = max(r.end, at)
 }
 
@@ -230,14 +230,13 @@ func (r *recorder) Finish(p algorithms.Policy, duration int64) result.Run {
 	// ends first, then to the first key in order, so that the same
 	// arrivals always name the same span.
 	for i, k := range names {
-		s := r.keys[k].span
-		if i == 0 || s.best > run.MaxAdmittedInWindow ||
-			s.best == run.MaxAdmittedInWindow && s.bestEnd < run.MaxWindowEndNS {
-			run.MaxAdmittedInWindow = s.best
-			run.MaxWindowEndNS, run.MaxWindowSpanNS = s.bestEnd, s.bestLength
+		best, end, length := r.keys[k].span.Best()
+		if i == 0 || best > run.MaxAdmittedInWindow ||
+			best == run.MaxAdmittedInWindow && end < run.MaxWindowEndNS {
+			run.MaxAdmittedInWindow = best
+			run.MaxWindowEndNS, run.MaxWindowSpanNS = end, length
 		}
-		if s.shortest >= 0 && (run.OverTheorySpanNS == nil || s.shortest < *run.OverTheorySpanNS) {
-			v := s.shortest
+		if v := r.keys[k].span.Shortest(); v >= 0 && (run.OverTheorySpanNS == nil || v < *run.OverTheorySpanNS) {
 			run.OverTheorySpanNS = &v
 		}
 	}

@@ -35,9 +35,15 @@ type Input struct {
 //     time and lateness; the live calibration is the first input's;
 //   - series are summed bin by bin (bin i covers the same offset from each
 //     machine's start); bins must have the same width;
-//   - the most admitted in any span W is the largest of the inputs: a lower
-//     bound of the combined maximum, since the machines' admits are not
-//     interleaved in time here;
+//   - the most admitted in any span W (with its end and span) is the
+//     largest of the inputs': a lower bound of the combined maximum, since
+//     the machines' admits are not interleaved in time here. Merge says so
+//     in a warning (MaxLowerBound, in Meta.Warnings) when it merges more
+//     than one input. When the inputs' traces (requests.csv) are at hand,
+//     SetExactMax replaces the bound, for every run, by the exact maximum
+//     counted over the traces put on one clock, with the series on that
+//     clock, and drops the warning: `ratebench merge` does so when every
+//     input folder has its trace;
 //   - disagreement is the mean of the inputs weighted by offered;
 //   - per-key counts are summed by key and Jain's index recomputed; when an
 //     input has no per-key table, the index is the mean weighted by
@@ -46,7 +52,8 @@ type Input struct {
 // The meta of the first input is kept, with Hosts listing the inputs (or
 // the hosts an input was itself merged from), CPUs summed, the earliest
 // start, the longest elapsed time, and the inputs' warnings. Merge does not
-// modify its inputs.
+// modify its inputs. Runs are matched in order: run n of the result merges
+// run RunIndex(inputs, n, i) of each input i.
 func Merge(inputs []Input) (*Result, error) {
 	if len(inputs) == 0 {
 		return nil, errors.New("result: merge: no results")
@@ -90,7 +97,65 @@ func Merge(inputs []Input) (*Result, error) {
 		}
 		out.Runs = append(out.Runs, m)
 	}
+	if len(inputs) > 1 && !slices.Contains(out.Meta.Warnings, MaxLowerBound) {
+		out.Meta.Warnings = append(out.Meta.Warnings, MaxLowerBound)
+	}
 	return out, nil
+}
+
+// MaxLowerBound is the warning of a merged result whose most admitted in
+// any span W is, for each run, the largest of the inputs' maxima rather
+// than the exact combined maximum.
+const MaxLowerBound = "merge: the most admitted in any W is the largest of the inputs' maxima, a lower bound of the combined one: the machines' admits are not interleaved in time (merge folders that all hold requests.csv for the exact maximum)"
+
+// RunIndex returns the index, among the runs of inputs[i], of the run that
+// run n of Merge(inputs) merges, or -1 when that input has none (Merge
+// then fails).
+func RunIndex(inputs []Input, n, i int) int {
+	first := inputs[0].Result.Runs
+	return nth(inputs[i].Result.Runs, first[n], occurrence(first, n))
+}
+
+// ExactMax is what the inputs' traces, interleaved on one clock, tell of
+// one merged run that its inputs' results cannot: the exact most admitted
+// (served, for shapers) for one key in any span (t-W, t], with the same
+// semantics as Run.MaxAdmittedInWindow (counted on send instants in an
+// HTTP run), and the series on the common clock. Instants are ns since
+// StartUnixNS.
+type ExactMax struct {
+	// StartUnixNS is the common clock's zero, in Unix ns: the earliest of
+	// the inputs' starts (0 for simulations, whose zero is virtual).
+	StartUnixNS         int64
+	MaxAdmittedInWindow int64
+	MaxWindowEndNS      int64
+	MaxWindowSpanNS     int64
+	// OverTheorySpanNS is as in Run: the shortest span holding more than
+	// the merged run's theory (TheoryFor), nil when none does.
+	OverTheorySpanNS *int64
+	Series           Series
+}
+
+// SetExactMax replaces, in a result of Merge, every run's lower bound of
+// the most admitted in any span W by maxima[n], the exact maximum of run
+// n, and its series by the one on the common clock; it sets the runs'
+// StartUnixNS to that clock's zero, recomputes their burst ratios and
+// drops the MaxLowerBound warning. maxima must have one entry per run.
+func (r *Result) SetExactMax(maxima []ExactMax) error {
+	if len(maxima) != len(r.Runs) {
+		return fmt.Errorf("result: %d exact maxima for %d runs", len(maxima), len(r.Runs))
+	}
+	for n, x := range maxima {
+		m := &r.Runs[n]
+		m.StartUnixNS = x.StartUnixNS
+		m.MaxAdmittedInWindow, m.MaxWindowEndNS, m.MaxWindowSpanNS = x.MaxAdmittedInWindow, x.MaxWindowEndNS, x.MaxWindowSpanNS
+		m.OverTheorySpanNS = x.OverTheorySpanNS
+		m.Series = x.Series
+		if r.Policy.Limit > 0 {
+			m.BurstRatio = float64(m.MaxAdmittedInWindow) / float64(r.Policy.Limit)
+		}
+	}
+	r.Meta.Warnings = slices.DeleteFunc(r.Meta.Warnings, func(w string) bool { return w == MaxLowerBound })
+	return nil
 }
 
 // occurrence counts the runs before runs[n] of the same target.
@@ -193,8 +258,11 @@ func mergeRuns(runs []Run, pol PolicyJSON) (Run, string, error) {
 	if disagreeW > 0 {
 		m.DisagreementPct = disagree / disagreeW
 	}
-	m.BurstRatio = float64(m.MaxAdmittedInWindow) / float64(pol.Limit)
-	m.TheoryRatio = float64(m.TheoryMaxInWindow) / float64(pol.Limit)
+	m.BurstRatio, m.TheoryRatio = 0, 0
+	if pol.Limit > 0 { // else no limit is known
+		m.BurstRatio = float64(m.MaxAdmittedInWindow) / float64(pol.Limit)
+		m.TheoryRatio = float64(m.TheoryMaxInWindow) / float64(pol.Limit)
+	}
 	mergeKeys(&m, runs)
 	warn, err := mergeLatency(&m, runs)
 	if err != nil {

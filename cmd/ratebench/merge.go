@@ -2,16 +2,22 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/bench/result"
+	"github.com/ratebench/ratebench/bench/tracefile"
 )
 
 func (e *env) mergeCommand() *command {
-	c := &command{name: "merge", summary: "merge run folders made on several machines (sums, HDR merge) into -out and render it",
+	c := &command{name: "merge", summary: "merge run folders made on several machines (sums, HDR merge) into -out and render it; when every folder has its requests.csv, also the traces, on one clock, for the exact most admitted in any W",
 		fs: flag.NewFlagSet("merge", flag.ContinueOnError)}
 	out := c.fs.String("out", "", "output folder (required; not one of the inputs, nor inside or above one)")
 	c.run = func(ctx context.Context, args []string) error {
@@ -41,13 +47,181 @@ func (e *env) mergeCommand() *command {
 			return usageError{err}
 		}
 		res.Meta.Args = e.args
+		plan, why, err := planTraceMerge(dirs, inputs, res)
+		if err != nil {
+			return err
+		}
 		o, err := prepareOut(*out, "", runFolder)
 		if err != nil {
 			return err
 		}
-		return e.write(o, res, false)
+		var tw *tracefile.Writer
+		if plan != nil {
+			var warns []string
+			if tw, warns, err = mergeTraces(o, plan, res); err != nil {
+				o.abandon()
+				return err
+			}
+			res.Meta.Warnings = append(res.Meta.Warnings, warns...)
+			for _, w := range warns {
+				fmt.Fprintf(e.stderr, "warning: %s\n", w)
+			}
+			fmt.Fprintln(e.stdout, "merge: the inputs' traces put on one clock: the most admitted in any W is exact")
+		} else if slices.Contains(res.Meta.Warnings, result.MaxLowerBound) {
+			fmt.Fprintf(e.stderr, "warning: %s; here: %s\n", result.MaxLowerBound, why)
+		}
+		return e.endTrace(tw, o, e.write(o, res, false))
 	}
 	return c
+}
+
+// tracePlan is how merge combines the inputs' traces: for each merged run,
+// the inputs' rows and how they count.
+type tracePlan struct {
+	runs []tracedRun
+}
+
+// tracedRun is one merged run's share of a tracePlan.
+type tracedRun struct {
+	parts []tracefile.Part
+	count tracefile.Counting
+	start int64 // the common clock's zero, Unix ns (0 for simulations)
+	span  int64 // ns of the common clock the inputs' series cover
+	label string
+}
+
+// planTraceMerge plans the merge of the traces of the input folders dirs
+// into res, the Merge of inputs. It returns nil and why when they cannot
+// be merged (a folder without requests.csv, a trace that does not match
+// its result.json, starts not on one clock, costs a trace does not hold),
+// and an error for a trace that is not a well-formed requests.csv (a
+// usage error naming its line), before anything is written.
+func planTraceMerge(dirs []string, inputs []result.Input, res *result.Result) (*tracePlan, string, error) {
+	paths := make([]string, len(dirs))
+	for i, d := range dirs {
+		paths[i] = filepath.Join(d, tracefile.Name)
+		if _, err := os.Stat(paths[i]); err != nil {
+			return nil, fmt.Sprintf("%s has no %s", d, tracefile.Name), nil
+		}
+	}
+	// first[i][j] is the first row of run j of input i: a trace holds its
+	// passes one after the other, one row per request offered.
+	first := make([][]int64, len(dirs))
+	http := make([][]bool, len(dirs))
+	for i, p := range paths {
+		idx, err := tracefile.Scan(p)
+		if err != nil {
+			if errors.As(err, new(*tracefile.FormatError)) {
+				return nil, "", usageError{err}
+			}
+			return nil, "", err
+		}
+		runs := inputs[i].Result.Runs
+		var offered int64
+		for _, r := range runs {
+			offered += r.Offered
+			if r.OfferedCost != r.Offered || idx.CostNot1 {
+				return nil, fmt.Sprintf("%s's requests cost other than 1, which merged traces do not record", dirs[i]), nil
+			}
+		}
+		if idx.Rows != offered {
+			return nil, fmt.Sprintf("%s has %d rows for the %d requests its result.json offered", p, idx.Rows, offered), nil
+		}
+		first[i], http[i] = make([]int64, len(runs)), make([]bool, len(runs))
+		var row int64
+		for j, r := range runs {
+			first[i][j] = row
+			for _, s := range idx.Segments {
+				if s.First >= row+r.Offered || s.First+s.Count <= row {
+					continue
+				}
+				if s.Algorithm != r.Algorithm {
+					return nil, fmt.Sprintf("%s's rows %d to %d are of %s, not of its run %s", p, row+1, row+r.Offered, s.Algorithm, r.Label()), nil
+				}
+				http[i][j] = http[i][j] || s.HTTP
+			}
+			row += r.Offered
+		}
+	}
+	plan := &tracePlan{}
+	for n, m := range res.Runs {
+		tr := tracedRun{label: m.Label(), start: math.MaxInt64}
+		var zero, clocked, isHTTP bool
+		for i := range inputs {
+			j := result.RunIndex(inputs, n, i)
+			r := inputs[i].Result.Runs[j]
+			tr.start = min(tr.start, r.StartUnixNS)
+			zero, clocked = zero || r.StartUnixNS == 0, clocked || r.StartUnixNS != 0
+			isHTTP = isHTTP || r.HTTP != nil || http[i][j]
+		}
+		if zero && clocked {
+			return nil, fmt.Sprintf("%s: some inputs have no start time (a simulation) and others do: their traces cannot be put on one clock", m.Label()), nil
+		}
+		for i, in := range inputs {
+			// Only a simulation's zero is shared (virtual); a run without
+			// its start (a result built from a trace) has a zero of its own.
+			if in.Result.Runs[result.RunIndex(inputs, n, i)].StartUnixNS == 0 && in.Result.Meta.Mode != "sim" {
+				return nil, fmt.Sprintf("%s: %s's run has no start time: its trace cannot be put on the others' clock", m.Label(), dirs[i]), nil
+			}
+		}
+		bin := m.Series.BinNS
+		if bin <= 0 {
+			return nil, fmt.Sprintf("%s has no series bin width", m.Label()), nil
+		}
+		for i := range inputs {
+			j := result.RunIndex(inputs, n, i)
+			r := inputs[i].Result.Runs[j]
+			shift := r.StartUnixNS - tr.start
+			tr.parts = append(tr.parts, tracefile.Part{Path: paths[i], First: first[i][j], Count: r.Offered, Shift: shift})
+			tr.span = max(tr.span, shift+int64(max(len(r.Series.Admitted), len(r.Series.Rejected)))*bin)
+		}
+		served := false
+		if a, err := all.Lookup(m.Algorithm); err == nil && !isHTTP {
+			served = a.Shaper
+		}
+		tr.count = tracefile.Counting{Policy: res.Policy, Bin: bin, Theory: m.TheoryMaxInWindow, Over: m.TheoryFor(),
+			Served: served, HTTP: isHTTP, FailOpen: m.FailOpen}
+		plan.runs = append(plan.runs, tr)
+	}
+	return plan, "", nil
+}
+
+// mergeTraces writes the merged trace into o (in place once closed, see
+// endTrace), each run's rows in send order on the common clock, and puts
+// the exact maxima it counts into res. The strings are warnings. On an
+// error nothing is left of the trace.
+func mergeTraces(o *outDir, plan *tracePlan, res *result.Result) (*tracefile.Writer, []string, error) {
+	tw, err := startTrace(o, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	var warns []string
+	maxima := make([]result.ExactMax, len(plan.runs))
+	for n, tr := range plan.runs {
+		s := tracefile.NewSummary(tr.count)
+		err := tracefile.MergeRows(tr.parts, func(r tracefile.Row) error {
+			tw.Row(r.TraceRow)
+			s.Add(r)
+			return nil
+		})
+		if err != nil {
+			tw.Abort()
+			return nil, nil, err
+		}
+		run := s.Finish(tr.span)
+		maxima[n] = result.ExactMax{StartUnixNS: tr.start, MaxAdmittedInWindow: run.MaxAdmittedInWindow,
+			MaxWindowEndNS: run.MaxWindowEndNS, MaxWindowSpanNS: run.MaxWindowSpanNS,
+			OverTheorySpanNS: run.OverTheorySpanNS, Series: run.Series}
+		if k := s.Reordered(); k > 0 {
+			warns = append(warns, fmt.Sprintf("merge: %s: %d requests came more than %d rows out of send order in their trace; each counts at the instant of the request before it",
+				tr.label, k, tracefile.Lookahead))
+		}
+	}
+	if err := res.SetExactMax(maxima); err != nil {
+		tw.Abort()
+		return nil, nil, err
+	}
+	return tw, warns, nil
 }
 
 // apart refuses an output folder that is the input folder in, inside it

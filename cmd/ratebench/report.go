@@ -4,16 +4,27 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/bench/result"
+	"github.com/ratebench/ratebench/bench/tracefile"
+	"github.com/ratebench/ratebench/fit"
 )
 
 func (e *env) reportCommand() *command {
-	c := &command{name: "report", summary: "re-render DIR's charts, CSV, .hgrm and report.html from DIR/result.json, without re-running",
+	c := &command{name: "report", summary: "re-render DIR's charts, CSV, .hgrm and report.html from DIR/result.json, without re-running; without one, build it from DIR/requests.csv",
 		fs: flag.NewFlagSet("report", flag.ContinueOnError)}
+	var pf traceFlags
+	c.fs.Int64Var(&pf.limit, "limit", 0, "without result.json: the limit L the trace was made under (default: fit.json's best fit)")
+	durationVar(c.fs, &pf.window, "window", 0, "without result.json: the window W the trace was made under (default: fit.json's best fit)")
+	c.fs.Int64Var(&pf.burst, "burst", 0, "without result.json: the burst (default: the limit, or fit.json's)")
 	c.run = func(ctx context.Context, args []string) error {
 		dirs, err := positional(c.fs, args)
 		if err != nil {
@@ -22,13 +33,130 @@ func (e *env) reportCommand() *command {
 		if len(dirs) != 1 {
 			return usagef("want one folder: ratebench report DIR")
 		}
-		res, err := readResult(dirs[0])
+		dir := dirs[0]
+		pf.given = isSet(c.fs, "limit") || isSet(c.fs, "window") || isSet(c.fs, "burst")
+		if _, err := os.Stat(filepath.Join(dir, resultFile)); !errors.Is(err, fs.ErrNotExist) {
+			if pf.given {
+				return usagef("-limit, -window and -burst are for a folder without %s, built from its %s: %s has a %s", resultFile, tracefile.Name, dir, resultFile)
+			}
+			res, err := readResult(dir)
+			if err != nil {
+				return err
+			}
+			return e.render(dir, res)
+		}
+		trace := filepath.Join(dir, tracefile.Name)
+		if _, err := os.Stat(trace); errors.Is(err, fs.ErrNotExist) {
+			return usagef("%s has no result.json (nor a %s to build one from)", dir, tracefile.Name)
+		}
+		res, err := e.resultFromTrace(dir, pf)
 		if err != nil {
 			return err
 		}
-		return e.render(dirs[0], res)
+		if err := res.WriteFile(filepath.Join(dir, resultFile)); err != nil {
+			return err
+		}
+		for _, w := range res.Meta.Warnings {
+			fmt.Fprintf(e.stderr, "warning: %s\n", w)
+		}
+		return e.render(dir, res)
 	}
 	return c
+}
+
+// traceFlags are report's policy flags, for a folder with a trace alone.
+type traceFlags struct {
+	limit, burst int64
+	window       time.Duration
+	given        bool // one of them was given
+}
+
+// tracePolicy is the policy a trace in dir is measured against: the flags'
+// when given (-limit and -window both), else the best fit of dir's
+// fit.json; the string says where it came from. Without either there is
+// no policy, and no result: a usage error says so.
+func tracePolicy(dir string, pf traceFlags) (algorithms.Policy, string, error) {
+	if pf.given {
+		if pf.limit <= 0 || pf.window <= 0 {
+			return algorithms.Policy{}, "", usagef("give both -limit and -window (> 0): the policy %s was made under", tracefile.Name)
+		}
+		p, err := algorithms.Policy{Limit: pf.limit, Window: pf.window, Burst: pf.burst}.Validate()
+		if err != nil {
+			return p, "", usagef("%v", err)
+		}
+		return p, "-limit and -window", nil
+	}
+	f, err := fit.ReadResult(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return algorithms.Policy{}, "", usagef("%s", strings.ReplaceAll(err.Error(), "\n", " "))
+	case f.Best.Limit > 0 && f.Best.WindowNS > 0:
+		p, err := algorithms.Policy{Limit: f.Best.Limit, Window: time.Duration(f.Best.WindowNS), Burst: f.Best.Burst}.Validate()
+		if err == nil {
+			return p, fmt.Sprintf("%s's best fit, %s", fit.File, f.Best), nil
+		}
+	}
+	return algorithms.Policy{}, "", usagef("%s has no result.json, and no policy to measure its %s against (no -limit/-window, no usable %s): give -limit N -window D, the policy it was made under",
+		dir, tracefile.Name, fit.File)
+}
+
+// resultFromTrace builds a result from dir's requests.csv alone: one run
+// per stretch of rows of one algorithm (two passes of one algorithm in a
+// row are one run), counted as the engines count (see
+// tracefile.Summary) against the policy of tracePolicy. A malformed trace
+// is a usage error naming its line, found before anything is written.
+func (e *env) resultFromTrace(dir string, pf traceFlags) (*result.Result, error) {
+	pol, source, err := tracePolicy(dir, pf)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, tracefile.Name)
+	idx, err := tracefile.Scan(path)
+	switch {
+	case errors.As(err, new(*tracefile.FormatError)):
+		return nil, usageError{err}
+	case err != nil:
+		return nil, err
+	case idx.Rows == 0:
+		return nil, usagef("%s has no rows: nothing to report", path)
+	}
+	var end int64
+	for _, s := range idx.Segments {
+		end = max(end, s.End)
+	}
+	span := end + 1
+	bin := max(int64(pol.Window)/10, 1) // as the engines bin: W/10, at most 4000 bins
+	if span/bin > 4000 {
+		bin = (span + 3999) / 4000
+	}
+	meta := result.NewMeta("trace", 0, e.args)
+	meta.Warnings = []string{fmt.Sprintf("built from %s alone, against the policy of %s: a trace does not tell a run's backend, replicas, start time, fail-open policy, disagreement with a reference or live measures; latency is done minus sent",
+		tracefile.Name, source)}
+	res := &result.Result{Meta: meta, Policy: result.PolicyOf(pol), Workload: map[string]any{"name": tracefile.Name}}
+	for _, seg := range idx.Segments {
+		var theory int64
+		served := false
+		if a, err := all.Lookup(seg.Algorithm); err == nil && !seg.HTTP {
+			theory, served = a.Theory(pol), a.Shaper
+		}
+		s := tracefile.NewSummary(tracefile.Counting{Policy: res.Policy, Bin: bin, Theory: theory, Over: theory, Served: served, HTTP: seg.HTTP})
+		err := tracefile.MergeRows([]tracefile.Part{{Path: path, First: seg.First, Count: seg.Count}}, func(r tracefile.Row) error {
+			s.Add(r)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		run := s.Finish(span)
+		run.Algorithm, run.Replicas = seg.Algorithm, 1
+		res.Runs = append(res.Runs, run)
+		if k := s.Reordered(); k > 0 {
+			res.Meta.Warnings = append(res.Meta.Warnings, fmt.Sprintf("%s: %d requests came more than %d rows out of send order; each counts at the instant of the request before it",
+				seg.Algorithm, k, tracefile.Lookahead))
+		}
+	}
+	return res, nil
 }
 
 // readResult reads DIR/result.json; a missing or invalid one is a usage

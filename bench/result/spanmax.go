@@ -1,18 +1,23 @@
-package bench
+package result
 
-// spanMax finds, over a stream of (instant, cost) events given in
+// SpanMax finds, over a stream of (instant, cost) events given in
 // non-decreasing instant order, the largest total cost inside any half-open
 // span (t-W, t], and the shortest span inside one W (first to last event)
 // holding more than a threshold: how far inside W an excess lies, which
-// tells an excess from timing jitter. It keeps only the events of the last
-// W in a ring buffer, so its memory is bounded by what one span can hold.
-// The zero value is not usable; use newSpanMax. Not safe for concurrent
-// use.
-type spanMax struct {
-	w          int64
-	at, cost   []int64 // ring buffers of the events inside the span
-	head, n    int
-	sum        int64
+// tells an excess from timing jitter. Instants and spans are in ns. It
+// keeps only the events of the last W in a ring buffer, so its memory is
+// bounded by what one span can hold.
+//
+// The engines' recorder (package bench) counts with it, and so does what
+// recomputes Run.MaxAdmittedInWindow and its companions from a trace
+// (package tracefile), so that the two agree. The zero
+// value is not usable; use NewSpanMax. Not safe for concurrent use.
+type SpanMax struct {
+	w        int64
+	at, cost []int64 // ring buffers of the events inside the span
+	head, n  int
+	sum      int64
+
 	best       int64
 	bestEnd    int64 // t of the first span with the best total
 	bestLength int64 // first to last event inside that span
@@ -26,14 +31,14 @@ type spanMax struct {
 	overSum        int64
 }
 
-// newSpanMax returns a spanMax for spans of w that also looks for the
+// NewSpanMax returns a SpanMax for spans of w ns that also looks for the
 // shortest span holding more than over (none when over is math.MaxInt64).
-func newSpanMax(w, over int64) *spanMax {
-	return &spanMax{w: w, at: make([]int64, 8), cost: make([]int64, 8), over: over, shortest: -1}
+func NewSpanMax(w, over int64) *SpanMax {
+	return &SpanMax{w: w, at: make([]int64, 8), cost: make([]int64, 8), over: over, shortest: -1}
 }
 
-// add records cost at instant at (>= every instant added before).
-func (s *spanMax) add(at, cost int64) {
+// Add records cost at instant at (ns, >= every instant added before).
+func (s *SpanMax) Add(at, cost int64) {
 	last := (s.head + s.n - 1) & (len(s.at) - 1)
 	if s.n > 0 && s.at[last] == at {
 		s.cost[last] += cost
@@ -72,7 +77,7 @@ func (s *spanMax) add(at, cost int64) {
 	}
 }
 
-func (s *spanMax) grow() {
+func (s *SpanMax) grow() {
 	at, cost := make([]int64, 2*len(s.at)), make([]int64, 2*len(s.at))
 	for i := range s.n {
 		j := (s.head + i) & (len(s.at) - 1)
@@ -80,3 +85,14 @@ func (s *spanMax) grow() {
 	}
 	s.at, s.cost, s.head = at, cost, 0
 }
+
+// Best returns the largest total cost in any span (t-W, t], the t of the
+// first span holding it (ns) and the time from its first to its last
+// event (ns); all 0 before any event.
+func (s *SpanMax) Best() (total, end, length int64) {
+	return s.best, s.bestEnd, s.bestLength
+}
+
+// Shortest returns the shortest first-to-last span (ns) inside one W
+// whose events cost more than the threshold; -1 when none does.
+func (s *SpanMax) Shortest() int64 { return s.shortest }

@@ -1,13 +1,8 @@
-package bench
+package result
 
 import (
-	"context"
 	"math/rand/v2"
 	"testing"
-	"time"
-
-	"github.com/ratebench/ratebench/algorithms"
-	"github.com/ratebench/ratebench/workload"
 )
 
 // bruteMax is the most cost in any (t-w, t], checked at every event.
@@ -40,12 +35,12 @@ func TestSpanMaxMatchesBruteForce(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(7, uint64(tc.w)))
 			at, cost := make([]int64, tc.n), make([]int64, tc.n)
-			s := newSpanMax(tc.w, 1<<63-1)
+			s := NewSpanMax(tc.w, 1<<63-1)
 			var now int64
 			for i := range tc.n {
 				now += rng.Int64N(tc.gap + 1)
 				at[i], cost[i] = now, 1+rng.Int64N(3)
-				s.add(at[i], cost[i])
+				s.Add(at[i], cost[i])
 			}
 			if want := bruteMax(at, cost, tc.w); s.best != want {
 				t.Fatalf("spanMax = %d, brute force = %d", s.best, want)
@@ -55,13 +50,13 @@ func TestSpanMaxMatchesBruteForce(t *testing.T) {
 }
 
 func TestSpanMaxHalfOpen(t *testing.T) {
-	s := newSpanMax(1000, 1<<63-1)
-	s.add(0, 10)
-	s.add(1000, 10) // (0, 1000] excludes the event at 0
+	s := NewSpanMax(1000, 1<<63-1)
+	s.Add(0, 10)
+	s.Add(1000, 10) // (0, 1000] excludes the event at 0
 	if s.best != 10 {
 		t.Fatalf("events exactly W apart: best = %d, want 10", s.best)
 	}
-	s.add(1999, 5) // (999, 1999] holds 1000 and 1999
+	s.Add(1999, 5) // (999, 1999] holds 1000 and 1999
 	if s.best != 15 || s.bestEnd != 1999 || s.bestLength != 999 {
 		t.Fatalf("best = %d at %d over %d, want 15 at 1999 over 999", s.best, s.bestEnd, s.bestLength)
 	}
@@ -108,12 +103,12 @@ func TestSpanMaxShortestMatchesBruteForce(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(11, uint64(tc.over)))
 			at, cost := make([]int64, tc.n), make([]int64, tc.n)
-			s := newSpanMax(tc.w, tc.over)
+			s := NewSpanMax(tc.w, tc.over)
 			var now int64
 			for i := range tc.n {
 				now += rng.Int64N(tc.gap + 1)
 				at[i], cost[i] = now, 1+rng.Int64N(3)
-				s.add(at[i], cost[i])
+				s.Add(at[i], cost[i])
 			}
 			if want := bruteShortest(at, cost, tc.w, tc.over); s.shortest != want {
 				t.Fatalf("shortest = %d, brute force = %d", s.shortest, want)
@@ -122,41 +117,3 @@ func TestSpanMaxShortestMatchesBruteForce(t *testing.T) {
 	}
 }
 
-// TestOverTheorySpan: a run that admits more than its theory records the
-// shortest span holding the excess, and one within its theory none.
-func TestOverTheorySpan(t *testing.T) {
-	p := algorithms.Policy{Limit: 5, Window: time.Second}
-	for _, tc := range []struct {
-		name   string
-		theory int64
-		want   *time.Duration
-	}{
-		// 10 admits 100ms apart: 6 (more than 5) take 500ms.
-		{name: "above", theory: 5, want: ptr(500 * time.Millisecond)},
-		// All 10 in 900ms: none more than 10 in any W.
-		{name: "within", theory: 10},
-		// Unknown theory: nothing looked for.
-		{name: "unknown", theory: 0},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			tgt := noopTarget()
-			tgt.Theory = tc.theory
-			cfg := Config{Policy: p, Workload: workload.Spec{Name: "constant", Rate: 10, Duration: time.Second, Keys: 1, Cost: 1}}
-			runs, err := Simulate(context.Background(), cfg, []Target{tgt})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := runs[0].OverTheorySpanNS
-			switch {
-			case tc.want == nil && got != nil:
-				t.Errorf("span %v, want none", time.Duration(*got))
-			case tc.want != nil && (got == nil || time.Duration(*got) != *tc.want):
-				t.Errorf("span %v, want %v", got, *tc.want)
-			case runs[0].AboveTheory(int64(p.Window)) != (tc.want != nil):
-				t.Errorf("AboveTheory %v", runs[0].AboveTheory(int64(p.Window)))
-			}
-		})
-	}
-}
-
-func ptr[T any](v T) *T { return &v }
