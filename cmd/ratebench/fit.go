@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/ratebench/ratebench/bench/tracefile"
@@ -25,8 +26,12 @@ func (e *env) fitCommand() *command {
 			return usagef("want one folder: ratebench fit DIR")
 		}
 		dir := dirs[0]
+		// Without result.json (a requests.csv alone) the fit still runs,
+		// with windows' phases relative to the trace's start; `report`
+		// can then build the page against the fitted policy.
 		res, err := readResult(dir)
-		if err != nil {
+		alone := err != nil && !exists(filepath.Join(dir, "result.json"))
+		if err != nil && !alone {
 			return err
 		}
 		reqs, err := fit.ReadFile(filepath.Join(dir, tracefile.Name))
@@ -36,7 +41,11 @@ func (e *env) fitCommand() *command {
 		case err != nil:
 			return usagef("%v", err)
 		}
-		f, err := fit.Run(reqs, fit.Options{StartUnixNS: res.Runs[0].StartUnixNS})
+		var opts fit.Options
+		if !alone {
+			opts.StartUnixNS = res.Runs[0].StartUnixNS
+		}
+		f, err := fit.Run(reqs, opts)
 		if err != nil {
 			return err
 		}
@@ -44,6 +53,10 @@ func (e *env) fitCommand() *command {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "The service %s.\n", f.Sentence())
+		if alone {
+			fmt.Fprintf(e.stdout, "fit:     %s (no result.json: `ratebench report %s` builds the page from the trace and this fit)\n", filepath.Join(dir, fit.File), dir)
+			return nil
+		}
 		if s := report.AdvertisedReading(res, f); s != "" {
 			fmt.Fprintln(e.stdout, s)
 		}
@@ -51,4 +64,11 @@ func (e *env) fitCommand() *command {
 		return e.writeReport(dir, res)
 	}
 	return c
+}
+
+// exists reports whether path exists (an error other than "not there"
+// counts as existing, so that it is reported when read).
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return !errors.Is(err, fs.ErrNotExist)
 }
