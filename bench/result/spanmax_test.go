@@ -116,4 +116,3 @@ func TestSpanMaxShortestMatchesBruteForce(t *testing.T) {
 		})
 	}
 }
-
