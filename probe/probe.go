@@ -127,10 +127,12 @@ func (p *prober) partial(err error) (*Outcome, error) {
 // names the reject status when it was not given.
 func (p *prober) capacity(ctx context.Context) (int64, error) {
 	n := max(2*p.cfg.Limit, 100)
-	for try := 0; ; try++ {
+	wait, grown := time.Duration(0), 0
+	for {
 		n = min(n, p.cfg.MaxRequests/5)
 		s := newSchedule()
-		s.burst(0, n, 1)
+		s.idle(wait)
+		s.burst(s.at, n, 1)
 		rows, err := p.experiment(ctx, "capacity", s)
 		if err != nil {
 			return 0, err
@@ -139,13 +141,19 @@ func (p *prober) capacity(ctx context.Context) (int64, error) {
 			p.findReject(rows)
 		}
 		admitted, rejected := p.count(rows)
+		if admitted == 0 && rejected > 0 && wait < 4*time.Second {
+			// Still limited by earlier traffic: wait for it to pass.
+			wait = max(2*wait, time.Second)
+			continue
+		}
 		if rejected > 0 {
 			return max(admitted, 1), nil
 		}
-		if try == 3 || n == p.cfg.MaxRequests/5 {
+		if grown == 3 || n == p.cfg.MaxRequests/5 {
 			return 0, ErrNoLimit
 		}
 		n *= 4
+		grown++
 	}
 }
 

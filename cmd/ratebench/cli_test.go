@@ -48,6 +48,11 @@ func TestBadInputExits2WithOneLineAndNoFolder(t *testing.T) {
 		{"trace of a scenario", []string{"run", "-scenario", "default", "-trace"}, "-trace"},
 		{"edge offset off boundary", []string{"run", "-workload", "poisson", "-edge-offset", "1ms"}, "-edge-offset"},
 		{"edge offset of a window", []string{"run", "-workload", "boundary", "-edge-offset", "1s"}, "EdgeOffset"},
+		{"probe without a URL", []string{"probe"}, "-url"},
+		{"probe align", []string{"probe", "-url", "http://127.0.0.1:1/", "-align", "midnight"}, "-align"},
+		{"probe edge offset of a window", []string{"probe", "-url", "http://127.0.0.1:1/", "-window", "1s", "-edge-offset", "1s"}, "-edge-offset"},
+		{"probe edge offset off the clock", []string{"probe", "-url", "http://127.0.0.1:1/", "-align", "first-request", "-edge-offset", "5ms"}, "-edge-offset"},
+		{"probe too few requests", []string{"probe", "-url", "http://127.0.0.1:1/", "-max-requests", "10"}, "-max-requests"},
 		{"unknown align", []string{"run", "-workload", "boundary", "-align", "noon"}, "Align"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
