@@ -5,10 +5,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/tracefile"
 	"github.com/ratebench/ratebench/fit"
 	"github.com/ratebench/ratebench/report"
@@ -34,7 +36,7 @@ func (e *env) fitCommand() *command {
 		if err != nil && !alone {
 			return err
 		}
-		reqs, err := fit.ReadFile(filepath.Join(dir, tracefile.Name))
+		reqs, err := fitRequests(filepath.Join(dir, tracefile.Name))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return usagef("%s has no %s: attack writes one unless -no-trace, run with -trace", dir, tracefile.Name)
@@ -71,4 +73,36 @@ func (e *env) fitCommand() *command {
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return !errors.Is(err, fs.ErrNotExist)
+}
+
+// fitRequests reads the answered requests of a requests.csv for the fit:
+// the first algorithm's rows (a trace holds its passes one after the
+// other), failed ones left out, in send order.
+func fitRequests(path string) ([]fit.Request, error) {
+	r, err := tracefile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	var reqs []fit.Request
+	var first string
+	for {
+		row, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return reqs, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case row.Seq == 0:
+			first = row.Algorithm
+		case row.Algorithm != first:
+			return reqs, nil // the next pass
+		}
+		if row.Outcome == bench.Failed {
+			continue
+		}
+		reqs = append(reqs, fit.Request{Sent: row.Sent, Done: row.Done, Key: row.Key, Source: row.Source, Admitted: row.Outcome == bench.Admitted})
+	}
 }
