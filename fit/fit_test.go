@@ -54,8 +54,12 @@ func TestFitSimTraces(t *testing.T) {
 		{algo: "fixed-window", p: algorithms.Policy{Limit: 30, Window: time.Second}, want: "fixed-window"},
 		{algo: "sliding-log", p: algorithms.Policy{Limit: 20, Window: time.Second}, want: "sliding-log"},
 		{algo: "sliding-counter", p: algorithms.Policy{Limit: 40, Window: time.Second}, want: "sliding-counter"},
+		// Neither a whole rate per second nor a window of one.
+		{algo: "gcra", p: algorithms.Policy{Limit: 100, Window: time.Minute, Burst: 5}, want: "gcra"},
+		{algo: "gcra", p: algorithms.Policy{Limit: 25, Window: 2 * time.Second, Burst: 25}, want: "gcra"},
+		{algo: "sliding-log", p: algorithms.Policy{Limit: 20, Window: 1500 * time.Millisecond}, want: "sliding-log"},
 	} {
-		t.Run(tc.algo, func(t *testing.T) {
+		t.Run(tc.algo+"/"+tc.p.String(), func(t *testing.T) {
 			reqs := simTrace(t, tc.algo, tc.p, spec(2*tc.p.Rate()))
 			res, err := fit.Run(reqs, fit.Options{})
 			if err != nil {

@@ -21,6 +21,7 @@ type data struct {
 	lo, hi  []int64
 	adm     []bool
 	u       int64 // the timing uncertainty, p99 of answer minus send, as reported
+	floor   int64 // the median answer time: the least span a request is ambiguous over
 	start   int64 // the run's start, Unix ns: fixed windows on the clock start at multiples of W from the epoch
 	windows []time.Duration
 	rates   []float64 // per ns, to try besides the data's
@@ -37,11 +38,12 @@ type scope struct {
 	// members lists the requests of each group of two or more, by group;
 	// a single request's group has none.
 	members [][]int
-	// seeds read off the data: the long-run admitted rate (per ns) and the
-	// first burst of the busiest key.
-	rate  float64
-	burst int64
-	busy  int // the busiest key
+	// seeds read off the data: the admitted rates (per ns) of the busiest
+	// key, as the median per overloaded second and as the mean between its
+	// first and last rejection, and its first burst.
+	rate, mean float64
+	burst      int64
+	busy       int // the busiest key
 }
 
 func newData(reqs []Request, u int64, opts Options) *data {
@@ -62,9 +64,9 @@ func newData(reqs []Request, u int64, opts Options) *data {
 		spans[i] = int64(max(r.Done-r.Sent, 0))
 		d.t[i], d.adm[i] = instant(r), r.Admitted
 	}
-	floor := slices.Sorted(slices.Values(spans))[n/2] // twice the median half-span
+	d.floor = slices.Sorted(slices.Values(spans))[n/2] // twice the median half-span
 	for i, s := range spans {
-		d.lo[i], d.hi[i] = max(3*s/4, floor), max(s/4, floor)
+		d.lo[i], d.hi[i] = max(3*s/4, d.floor), max(s/4, d.floor)
 	}
 	keyOf := map[string]func(Request) string{
 		ScopeGlobal: func(Request) string { return "" },
@@ -127,19 +129,21 @@ func (d *data) newScope(name string, reqs []Request, keyOf func(Request) string)
 		}
 	}
 	s.busy = slices.Index(count, slices.Max(count))
-	s.rate, s.burst = d.seeds(s)
+	s.rate, s.mean, s.burst = d.seeds(s)
 	return s
 }
 
-// seeds reads off the busiest key its long-run admitted rate, the median
-// of what it had admitted in the seconds in which it was also rejected
-// (overloaded, whatever the idle time between), and its first burst: what
-// it admitted before its first rejection, less what that rate would have
-// refilled meanwhile.
-func (d *data) seeds(s *scope) (rate float64, burst int64) {
+// seeds reads off the busiest key two estimates of its admitted rate (per
+// ns): the median of what it admitted in the seconds in which it was also
+// rejected (overloaded, whatever the idle time between; a whole number
+// per second), and the mean from its first rejection to its last (a long
+// run, not rounded); and its first burst: what it admitted before its
+// first rejection, less what the median rate would have refilled
+// meanwhile.
+func (d *data) seeds(s *scope) (rate, mean float64, burst int64) {
 	const bin = int64(time.Second)
-	first, firstRej := int64(-1), int64(-1)
-	var before int64
+	first, firstRej, lastRej := int64(-1), int64(-1), int64(-1)
+	var before, between int64
 	admitted, rejected := map[int64]int64{}, map[int64]bool{}
 	for i, t := range d.t {
 		if s.key[i] != s.busy {
@@ -153,26 +157,39 @@ func (d *data) seeds(s *scope) (rate float64, burst int64) {
 			if firstRej < 0 {
 				firstRej = t
 			}
+			lastRej = t
 			continue
 		}
 		admitted[(t-first)/bin]++
 		if firstRej < 0 {
 			before++
+		} else {
+			between++ // less those after the last rejection, below
 		}
 	}
+	for i := len(d.t) - 1; i >= 0 && d.t[i] > lastRej; i-- {
+		if s.key[i] == s.busy && d.adm[i] {
+			between--
+		}
+	}
+	if firstRej < 0 || lastRej <= firstRej {
+		rate = float64(max(before, 1)) / float64(max(d.t[len(d.t)-1]-d.t[0], bin))
+		return rate, rate, max(before, 1)
+	}
+	mean = float64(max(between, 1)) / float64(lastRej-firstRej)
 	var perBin []int64
 	for b := range rejected {
 		if b != (firstRej-first)/bin { // the first burst's second holds the burst
 			perBin = append(perBin, admitted[b])
 		}
 	}
-	if len(perBin) == 0 {
-		return float64(max(before, 1)) / float64(max(d.t[len(d.t)-1]-d.t[0], bin)), max(before, 1)
+	rate = mean
+	if len(perBin) > 0 {
+		slices.Sort(perBin)
+		rate = float64(max(perBin[len(perBin)/2], 1)) / float64(bin)
 	}
-	slices.Sort(perBin)
-	rate = float64(max(perBin[len(perBin)/2], 1)) / float64(bin)
 	burst = max(int64(math.Round(float64(before)-rate*float64(firstRej-first))), 1)
-	return rate, burst
+	return rate, mean, burst
 }
 
 // score replays the trace through m with p, one step ahead, and returns
@@ -269,16 +286,17 @@ func (d *data) search(f family, s *scope) Fit {
 		c.scored, c.misses, c.ambiguous = d.score(m, p, s, &counts, own)
 		return c
 	}
-	// Every seed is scored; the best of each window starts a local
-	// search, for the seeds of different windows are different hills.
-	type hill struct{ window, phase int64 }
+	// Every seed is scored; the best of each window and phase (for a
+	// bucket: each rate and tick phase) starts a local search, for those
+	// are different hills; the best few are climbed.
+	type hill struct{ window, phase, interval int64 }
 	starts := map[hill]candidate{}
 	for _, p := range d.seedParams(f, s) {
 		if !valid(f, p) {
 			continue
 		}
 		c := eval(p)
-		h := hill{p.window, p.phase}
+		h := hill{p.window, p.phase, p.interval}
 		if b, ok := starts[h]; !ok || c.cost() < b.cost() {
 			starts[h] = c
 		}
@@ -364,24 +382,32 @@ func rounding(f family, p params) int {
 	return 0
 }
 
-// climb moves from c to the best of its neighbours while that is better
-// (or as good with a rounder window or rate).
+// climb moves from c to the best of its neighbours while that is better.
+// Among the neighbours that cost at most one in 200 scored requests more
+// than the cheapest (and no more than c), the roundest is taken: in the
+// timing noise, a service is likelier set to 1s than to 1.001s, to 50 per
+// second than to 50.1. Each step lowers the cost or, at the same cost,
+// raises the roundness, so the climb ends.
 func (d *data) climb(f family, c candidate, eval func(params) candidate) candidate {
 	for range 100 {
-		next := c
-		for _, p := range moves(f, c.p, d.hi[len(d.hi)/2]) {
-			if !valid(f, p) {
+		var ns []candidate
+		cheapest := c.cost()
+		for _, p := range moves(f, c.p, d.floor) {
+			if valid(f, p) {
+				n := eval(p)
+				ns = append(ns, n)
+				cheapest = min(cheapest, n.cost())
+			}
+		}
+		tol := cheapest + max(c.scored/200, 1)
+		next, found := c, c.cost() <= tol
+		for _, n := range ns {
+			if n.cost() > tol || n.cost() > c.cost() {
 				continue
 			}
-			n := eval(p)
-			// The climb never leaves a round policy for a less round one,
-			// and takes a rounder one at a cost up to one request in a
-			// thousand higher: in the timing noise, a service is likelier
-			// set to 1s than to 1.001s, to 50 per second than to 50.1.
 			rn, rnext := rounding(f, n.p), rounding(f, next.p)
-			rounder := rn > rnext && n.cost() <= c.cost()+max(c.scored/1000, 1)
-			if n.cost() < next.cost() && rn >= rnext || rounder {
-				next = n
+			if !found || rn > rnext || rn == rnext && n.cost() < next.cost() {
+				next, found = n, true
 			}
 		}
 		if next.p == c.p {
@@ -405,14 +431,14 @@ func (d *data) seedParams(f family, s *scope) []params {
 	if f.rateBased {
 		// The capacity shows as the most admitted at once: in a span a
 		// few answer times long.
-		short := max(5*d.hi[len(d.hi)/2], int64(10*time.Millisecond))
+		short := max(5*d.floor, int64(10*time.Millisecond))
 		bursts := sortedUnique([]int64{s.burst, s.maxIn(d, short), s.maxIn(d, short) + 1})
 		phases := []int64{0}
 		if f.ticked {
 			phases = tickPhases
 		}
 		var out []params
-		for _, r := range append([]float64{s.rate}, d.rates...) {
+		for _, r := range append([]float64{s.rate, s.mean}, d.rates...) {
 			for _, b := range bursts {
 				for _, ph := range phases {
 					out = append(out, params{interval: int64(math.Round(1 / r)), burst: max(b, 1), phase: ph})
@@ -429,7 +455,8 @@ func (d *data) seedParams(f family, s *scope) []params {
 			phases = d.phases(s, w)
 		}
 		l, most := max(int64(math.Round(s.rate*float64(w))), 1), s.maxIn(d, w)
-		for _, limit := range sortedUnique([]int64{l, most, (l + most) / 2}) {
+		lm := max(int64(math.Round(s.mean*float64(w))), 1)
+		for _, limit := range sortedUnique([]int64{l, lm, most, (l + most) / 2}) {
 			for _, ph := range phases {
 				out = append(out, params{limit: limit, window: w, phase: ph})
 			}
