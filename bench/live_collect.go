@@ -89,7 +89,7 @@ func (c *liveCollector) begin(pol algorithms.Policy, source string) {
 	c.policy, c.source = pol, source
 	c.p.wantPolicy.Store(false)
 	t := c.p.target
-	if c.p.cfg.Theory != nil {
+	if c.p.cfg.Theory != nil && pol.Limit > 0 { // else no theory either
 		t.Theory = c.p.cfg.Theory(pol)
 	}
 	bin := binWidth(pol.Window, c.p.cfg.span())

@@ -85,6 +85,7 @@ type prober struct {
 	elapsed  time.Duration // wall time so far
 	start    time.Time
 	rows     []bench.TraceRow // every request, on the first start's timeline
+	runEnds  []int            // per run of out.Runs: the end of its rows in rows
 	adv      *algorithms.Policy
 	measured algorithms.Policy // the runs' policy: their window is W of their most admitted
 	out      Outcome
@@ -114,11 +115,14 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	return p.finish(capacity, rate)
 }
 
-// partial returns what ran when an experiment failed or was interrupted.
+// partial returns what ran when an experiment failed or was interrupted,
+// its rows classified and traced, measured against the runs' policy.
 func (p *prober) partial(err error) (*Outcome, error) {
 	if len(p.out.Runs) == 0 {
 		return nil, err
 	}
+	p.classify()
+	p.out.Policy = p.measured
 	return &p.out, err
 }
 
@@ -166,8 +170,11 @@ func (p *prober) findReject(rows []bench.TraceRow) {
 			seen[r.Status]++
 		}
 	}
+	if len(seen) == 0 { // all admitted: the next burst tells
+		return
+	}
 	p.found = true
-	if seen[429] > 0 || len(seen) == 0 {
+	if seen[429] > 0 {
 		p.reject = []int{429}
 		return
 	}
@@ -339,6 +346,7 @@ func (p *prober) experiment(ctx context.Context, name string, s *schedule) ([]be
 	if run.Offered > 0 {
 		run.HTTP.RejectStatuses = p.rejectOr429()
 		p.out.Runs = append(p.out.Runs, run)
+		p.runEnds = append(p.runEnds, len(p.rows))
 		if run.HTTP.PolicySource == bench.PolicyFromServer && p.adv == nil {
 			p.adv = &pol
 		}
@@ -380,19 +388,9 @@ func (p *prober) count(rows []bench.TraceRow) (admitted, rejected int64) {
 // finish classifies every row by the reject statuses found, hands the
 // rows to the trace, fits them and says what the service is.
 func (p *prober) finish(capacity int64, rate float64) (*Outcome, error) {
+	p.classify()
 	var reqs []fit.Request
-	for i := range p.rows {
-		r := &p.rows[i]
-		r.Algorithm = "probe" // one timeline: the trace is one pass
-		switch {
-		case p.admitted(*r):
-			r.Outcome, r.ErrorKind = bench.Admitted, ""
-		case p.rejected(*r):
-			r.Outcome, r.ErrorKind = bench.Rejected, ""
-		}
-		if p.cfg.Trace != nil {
-			p.cfg.Trace.Row(*r)
-		}
+	for _, r := range p.rows {
 		if r.Outcome != bench.Failed {
 			reqs = append(reqs, fit.Request{Sent: r.Sent, Done: r.Done, Key: r.Key, Source: r.Source, Admitted: r.Outcome == bench.Admitted})
 		}
@@ -453,6 +451,54 @@ func inWindow(f *fit.Result, w time.Duration) (algorithms.Policy, bool) {
 		return algorithms.Policy{Limit: int64(r), Window: w, Burst: b.Burst}.WithDefaults(), true
 	}
 	return algorithms.Policy{}, false
+}
+
+// classify classifies every row by the reject statuses as finally found
+// (an experiment before they were known counted them as errors), counts
+// each run's rejections and errors again from its rows, and hands the
+// rows to the trace, on one timeline as one pass.
+func (p *prober) classify() {
+	reject, from := p.rejectOr429(), 0
+	for i := range p.out.Runs {
+		run := &p.out.Runs[i]
+		run.Rejected, run.Errors, run.ErrorKinds = 0, 0, nil
+		for j := from; j < p.runEnds[i]; j++ {
+			r := &p.rows[j]
+			switch {
+			case p.admitted(*r):
+				r.Outcome, r.ErrorKind = bench.Admitted, ""
+			case p.rejected(*r):
+				r.Outcome, r.ErrorKind = bench.Rejected, ""
+				run.Rejected++
+			default:
+				if r.Outcome != bench.Failed { // a rejection by a status the probe found was not one
+					r.Outcome, r.ErrorKind = bench.Failed, httpexec.StatusKind(r.Status)
+				}
+				run.Errors++
+				run.ErrorKinds = addKind(run.ErrorKinds, r.ErrorKind)
+			}
+		}
+		run.RejectedCost = run.Rejected
+		run.HTTP.RejectStatuses = reject
+		if run.HTTP.Responses > 0 {
+			run.HTTP.TooManyPct = 100 * float64(run.Rejected) / float64(run.HTTP.Responses)
+		}
+		from = p.runEnds[i]
+	}
+	for i := range p.rows {
+		p.rows[i].Algorithm = "probe"
+		if p.cfg.Trace != nil {
+			p.cfg.Trace.Row(p.rows[i])
+		}
+	}
+}
+
+func addKind(m map[string]int64, k string) map[string]int64 {
+	if m == nil {
+		m = map[string]int64{}
+	}
+	m[k]++
+	return m
 }
 
 // addHeaders sums two header checks.

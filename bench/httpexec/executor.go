@@ -101,14 +101,14 @@ func (e *Executor) do(r bench.Request) bench.Outcome {
 	case s >= 200 && s < 300:
 		o.Class = bench.Admitted
 	default:
-		o.Class, o.Kind = bench.Failed, statusKind(s)
+		o.Class, o.Kind = bench.Failed, StatusKind(s)
 	}
 	return o
 }
 
-// statusKind is the error kind of a status that is neither an admission
+// StatusKind is the error kind of a status that is neither an admission
 // nor a rejection.
-func statusKind(s int) string {
+func StatusKind(s int) string {
 	switch {
 	case s >= 500:
 		return KindHTTP5xx

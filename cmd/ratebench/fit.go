@@ -40,8 +40,10 @@ func (e *env) fitCommand() *command {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return usagef("%s has no %s: attack writes one unless -no-trace, run with -trace", dir, tracefile.Name)
+		case errors.As(err, new(*tracefile.FormatError)):
+			return usageError{err}
 		case err != nil:
-			return usagef("%v", err)
+			return err
 		}
 		var opts fit.Options
 		if !alone {

@@ -3,7 +3,9 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
+	"context"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -138,4 +140,35 @@ func (l loggedLimiter) Allow(now time.Duration, key string, cost int64) (algorit
 		l.log.mu.Unlock()
 	}
 	return d, err
+}
+
+// TestProbeInterrupt: a probe cancelled during its experiments (Ctrl-C)
+// exits 130 having written what ran: a result.json that reads back (and
+// renders), and one trace row per request sent.
+func TestProbeInterrupt(t *testing.T) {
+	s := startServe(t, "-limit", "40", "-window", "1s")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "cut")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(5*time.Second, cancel) // during the rate or model experiment
+	var stdout, stderr bytes.Buffer
+	argv := []string{"probe", "-url", s.url, "-out", out}
+	e := &env{stdout: &stdout, stderr: &stderr, args: append([]string{"ratebench"}, argv...)}
+	if code := e.main(ctx, argv); code != 130 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	res, err := result.ReadFile(filepath.Join(out, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var offered int64
+	for _, run := range res.Runs {
+		offered += run.Offered
+	}
+	if rows := traceRows(t, out); !res.Meta.Interrupted || offered == 0 || int64(len(rows)) != offered {
+		t.Errorf("interrupted %v: %d trace rows for %d requests offered", res.Meta.Interrupted, len(rows), offered)
+	}
+	if code, _, stderr := runCLI(t, dir, "report", out); code != 0 {
+		t.Errorf("report of the interrupted probe: exit %d: %s", code, stderr)
+	}
 }
