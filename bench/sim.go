@@ -48,12 +48,12 @@ func (c Config) bin() int64 {
 	if c.Bin > 0 {
 		return int64(c.Bin)
 	}
-	return binWidth(c.Policy.Window, c.span())
+	return BinWidth(c.Policy.Window, c.span())
 }
 
-// binWidth is the series bin for a window over a span: W/10, widened so
+// BinWidth is the series bin (ns) for a window over a span: W/10, widened so
 // that a run has at most 4000 bins.
-func binWidth(window, span time.Duration) int64 {
+func BinWidth(window, span time.Duration) int64 {
 	b := max(int64(window)/10, 1)
 	if d := int64(span); d/b > 4000 {
 		b = (d + 3999) / 4000

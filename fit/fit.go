@@ -25,7 +25,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"sync"
 	"time"
 
@@ -224,16 +223,7 @@ func (r *Result) Sentence() string {
 		denied = "denied requests counted"
 	}
 	return fmt.Sprintf("behaves like %s; %.1f%% of %s requests predicted, %.1f%% too close to call; %s",
-		b, b.AgreementPct, group(r.Requests), b.AmbiguousPct, denied)
-}
-
-// group formats n with thousands separators.
-func group(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
+		b, b.AgreementPct, result.Group(r.Requests), b.AmbiguousPct, denied)
 }
 
 // File is the name of a fit in a run folder.

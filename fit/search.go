@@ -466,7 +466,7 @@ func (d *data) seedParams(f family, s *scope) []params {
 }
 
 // tickPhases are the phases of a millisecond clock tried first, a tenth
-// of a millisecond apart; each starts a climb of its own.
+// of a millisecond apart; the best few start climbs of their own.
 var tickPhases = func() []int64 {
 	p := make([]int64, 10)
 	for i := range p {

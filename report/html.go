@@ -272,23 +272,8 @@ func counts(m map[string]int64) string {
 	return strings.Join(parts, ", ")
 }
 
-// group formats n with thousands separators: 1,234,567.
-func group(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+// group formats n with thousands separators.
+var group = result.Group
 
 // metaKV lists the run's metadata.
 func metaKV(m result.Meta) []kv {

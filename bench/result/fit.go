@@ -17,8 +17,9 @@ type Fit struct {
 	Limit     int64  `json:"limit"`
 	WindowNS  int64  `json:"window_ns"`
 	Burst     int64  `json:"burst"`
-	// PhaseNS is where a fixed window on the clock starts, ns after the
-	// run's start, modulo the window.
+	// PhaseNS is where the windows of a model with windows on the clock
+	// (fixed-window, sliding-counter) start, ns after the run's start,
+	// modulo the window.
 	PhaseNS int64 `json:"phase_ns,omitempty"`
 	// UnixPhaseNS is where it starts on the Unix clock: ns after each
 	// multiple of the window since the epoch (0: on whole multiples). Nil
@@ -48,9 +49,9 @@ const (
 // burst of 21, per client address".
 func (f Fit) String() string {
 	where := map[string]string{ScopeGlobal: "for all clients together", ScopeSource: "per client address", ScopeKey: "per key"}[f.Scope]
-	s := fmt.Sprintf("%s of %s per %v", f.Algorithm, groupInt(f.Limit), time.Duration(f.WindowNS))
+	s := fmt.Sprintf("%s of %s per %v", f.Algorithm, Group(f.Limit), time.Duration(f.WindowNS))
 	if f.Burst != f.Limit {
-		s += fmt.Sprintf(" with a burst of %s", groupInt(f.Burst))
+		s += fmt.Sprintf(" with a burst of %s", Group(f.Burst))
 	}
 	switch w := time.Duration(f.WindowNS); {
 	case f.UnixPhaseNS != nil && (*f.UnixPhaseNS < int64(time.Millisecond) || f.WindowNS-*f.UnixPhaseNS < int64(time.Millisecond)):
@@ -112,8 +113,8 @@ type Probe struct {
 	AdvertisedMatches *bool       `json:"advertised_matches,omitempty"`
 }
 
-// groupInt formats n with thousands separators.
-func groupInt(n int64) string {
+// Group formats n with thousands separators: 1234567 as "1,234,567".
+func Group(n int64) string {
 	s := strconv.FormatInt(n, 10)
 	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
 		s = s[:i] + "," + s[i:]

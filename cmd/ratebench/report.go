@@ -13,6 +13,7 @@ import (
 
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/all"
+	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/tracefile"
 	"github.com/ratebench/ratebench/fit"
@@ -126,10 +127,7 @@ func (e *env) resultFromTrace(dir string, pf traceFlags) (*result.Result, error)
 		end = max(end, s.End)
 	}
 	span := end + 1
-	bin := max(int64(pol.Window)/10, 1) // as the engines bin: W/10, at most 4000 bins
-	if span/bin > 4000 {
-		bin = (span + 3999) / 4000
-	}
+	bin := bench.BinWidth(pol.Window, time.Duration(span))
 	meta := result.NewMeta("trace", 0, e.args)
 	meta.Warnings = []string{fmt.Sprintf("built from %s alone, against the policy of %s: a trace does not tell a run's backend, replicas, start time, fail-open policy, disagreement with a reference or live measures; latency is done minus sent",
 		tracefile.Name, source)}
