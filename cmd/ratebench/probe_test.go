@@ -4,7 +4,6 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"path/filepath"
 	"slices"
@@ -102,10 +101,16 @@ func TestProbeServe(t *testing.T) {
 	}
 }
 
-// decisionLog records every decision of a server's limiter at the instant
-// the limiter was given (ns since the Unix epoch). Safe for concurrent use.
+// decisionLog records every decision of a server's limiter, with the
+// instant it was made at (ns since the Unix epoch). Its wrapper makes the
+// decisions one at a time, each at an instant no earlier than the one
+// before (the server reads its clock before it calls the limiter, so
+// concurrent requests may come with instants out of order): the log is
+// then exactly what the limiter decided, in order. Safe for concurrent
+// use.
 type decisionLog struct {
 	mu   sync.Mutex
+	last time.Duration
 	reqs []fit.Request
 }
 
@@ -113,8 +118,8 @@ func (l *decisionLog) wrap(lim algorithms.Limiter) algorithms.Limiter {
 	return loggedLimiter{lim, l}
 }
 
-// requests returns the decisions in the order of their instants, relative
-// to startUnixNS.
+// requests returns the decisions in order, their instants relative to
+// startUnixNS.
 func (l *decisionLog) requests(startUnixNS int64) []fit.Request {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -123,7 +128,6 @@ func (l *decisionLog) requests(startUnixNS int64) []fit.Request {
 		out[i].Sent -= time.Duration(startUnixNS)
 		out[i].Done = out[i].Sent
 	}
-	slices.SortStableFunc(out, func(a, b fit.Request) int { return cmp.Compare(a.Sent, b.Sent) })
 	return out
 }
 
@@ -133,11 +137,13 @@ type loggedLimiter struct {
 }
 
 func (l loggedLimiter) Allow(now time.Duration, key string, cost int64) (algorithms.Decision, error) {
+	l.log.mu.Lock()
+	defer l.log.mu.Unlock()
+	now = max(now, l.log.last)
+	l.log.last = now
 	d, err := l.Limiter.Allow(now, key, cost)
 	if err == nil {
-		l.log.mu.Lock()
 		l.log.reqs = append(l.log.reqs, fit.Request{Sent: now, Key: key, Admitted: d.Allowed})
-		l.log.mu.Unlock()
 	}
 	return d, err
 }
