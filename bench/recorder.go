@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"slices"
 	"strings"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -16,11 +15,7 @@ import (
 )
 
 // keyStats is one key's share and its exact span maximum.
-type keyStats struct {
-	name              string
-	offered, admitted int64
-	span              *result.SpanMax
-}
+type keyStats = result.KeyTally
 
 // served is an admitted request a shaper will serve at instant at.
 type served struct {
@@ -89,13 +84,13 @@ func newRecorder(t Target, p algorithms.Policy, bin int64) *recorder {
 
 // key returns the stats of key k, caching the last one looked up.
 func (r *recorder) key(k string) *keyStats {
-	if r.last != nil && k == r.last.name {
+	if r.last != nil && k == r.last.Name {
 		return r.last
 	}
 	ks := r.keys[k]
 	if ks == nil {
-		ks = &keyStats{name: strings.Clone(k), span: result.NewSpanMax(r.window, r.over)}
-		r.keys[ks.name] = ks
+		ks = &keyStats{Name: strings.Clone(k), Span: result.NewSpanMax(r.window, r.over)}
+		r.keys[ks.Name] = ks
 	}
 	r.last = ks
 	return ks
@@ -107,7 +102,7 @@ func (r *recorder) Add(a workload.Arrival, d algorithms.Decision, err error) {
 	ks := r.key(a.Key)
 	r.run.Offered++
 	r.run.OfferedCost += a.Cost
-	ks.offered++
+	ks.Offered++
 	at := int64(a.At)
 	r.end = max(r.end, at)
 	if r.shaper {
@@ -128,7 +123,7 @@ func (r *recorder) Add(a workload.Arrival, d algorithms.Decision, err error) {
 	}
 	r.run.Admitted++
 	r.run.AdmittedCost += a.Cost
-	ks.admitted++
+	ks.Admitted++
 	if !r.shaper {
 		r.admit(ks, at, a.Cost)
 		return
@@ -147,7 +142,7 @@ func (r *recorder) AddError(a workload.Arrival, err error) {
 
 // offer counts a as offered, for its key too.
 func (r *recorder) offer(a workload.Arrival) {
-	r.key(a.Key).offered++
+	r.key(a.Key).Offered++
 	r.run.Offered++
 	r.run.OfferedCost += a.Cost
 	r.end = max(r.end, int64(a.At))
@@ -164,7 +159,7 @@ func (r *recorder) release(now int64) {
 
 func (r *recorder) admit(ks *keyStats, at, cost int64) {
 	r.admitted = addBin(r.admitted, at/r.bin, cost)
-	ks.span.Add(at, cost)
+	ks.Span.Add(at, cost)
 	r.end = max(r.end, at)
 }
 
@@ -221,37 +216,11 @@ func (r *recorder) Finish(p algorithms.Policy, duration int64) result.Run {
 	}
 	n := max(int64(len(r.admitted)), int64(len(r.rejected)), (duration+r.bin-1)/r.bin, 1)
 	run.Series = result.Series{BinNS: r.bin, Admitted: addBin(r.admitted, n-1, 0), Rejected: addBin(r.rejected, n-1, 0)}
-	names := make([]string, 0, len(r.keys))
-	for k := range r.keys {
-		names = append(names, k)
+	keys := make([]*result.KeyTally, 0, len(r.keys))
+	for _, k := range r.keys {
+		keys = append(keys, k)
 	}
-	slices.Sort(names)
-	// The most admitted in any W, over the keys: ties go to the span that
-	// ends first, then to the first key in order, so that the same
-	// arrivals always name the same span.
-	for i, k := range names {
-		best, end, length := r.keys[k].span.Best()
-		if i == 0 || best > run.MaxAdmittedInWindow ||
-			best == run.MaxAdmittedInWindow && end < run.MaxWindowEndNS {
-			run.MaxAdmittedInWindow = best
-			run.MaxWindowEndNS, run.MaxWindowSpanNS = end, length
-		}
-		if v := r.keys[k].span.Shortest(); v >= 0 && (run.OverTheorySpanNS == nil || v < *run.OverTheorySpanNS) {
-			run.OverTheorySpanNS = &v
-		}
-	}
-	admitted := make([]int64, len(names))
-	for i, k := range names {
-		admitted[i] = r.keys[k].admitted
-	}
-	run.KeyCount = len(names)
-	if len(names) <= result.MaxKeysReported {
-		run.Keys = make([]result.KeyCount, len(names))
-		for i, k := range names {
-			run.Keys[i] = result.KeyCount{Key: k, Offered: r.keys[k].offered, Admitted: r.keys[k].admitted}
-		}
-	}
-	run.JainFairness = result.Jain(admitted)
+	run.SetKeys(keys)
 	if p.Limit > 0 { // else no limit is known: no ratio
 		run.BurstRatio = float64(run.MaxAdmittedInWindow) / float64(p.Limit)
 		run.TheoryRatio = float64(run.TheoryMaxInWindow) / float64(p.Limit)

@@ -1,5 +1,10 @@
 package result
 
+import (
+	"slices"
+	"strings"
+)
+
 // SpanMax finds, over a stream of (instant, cost) events given in
 // non-decreasing instant order, the largest total cost inside any half-open
 // span (t-W, t], and the shortest span inside one W (first to last event)
@@ -96,3 +101,41 @@ func (s *SpanMax) Best() (total, end, length int64) {
 // Shortest returns the shortest first-to-last span (ns) inside one W
 // whose events cost more than the threshold; -1 when none does.
 func (s *SpanMax) Shortest() int64 { return s.shortest }
+
+// KeyTally is one key's share of a run as it is counted: requests offered
+// and cost admitted, and the span counter of its admissions.
+type KeyTally struct {
+	Name              string
+	Offered, Admitted int64
+	Span              *SpanMax
+}
+
+// SetKeys fills r's per-key figures from the tallies of its keys, given in
+// any order: the most admitted in any span W over the keys (ties go to the
+// span that ends first, then to the first key by name, so that the same
+// arrivals always name the same span), the shortest span over the theory,
+// the key count, the key table (up to MaxKeysReported keys, by name) and
+// Jain's index. The tallies are sorted by name.
+func (r *Run) SetKeys(keys []*KeyTally) {
+	slices.SortFunc(keys, func(a, b *KeyTally) int { return strings.Compare(a.Name, b.Name) })
+	admitted := make([]int64, len(keys))
+	for i, k := range keys {
+		best, end, length := k.Span.Best()
+		if i == 0 || best > r.MaxAdmittedInWindow || best == r.MaxAdmittedInWindow && end < r.MaxWindowEndNS {
+			r.MaxAdmittedInWindow, r.MaxWindowEndNS, r.MaxWindowSpanNS = best, end, length
+		}
+		if v := k.Span.Shortest(); v >= 0 && (r.OverTheorySpanNS == nil || v < *r.OverTheorySpanNS) {
+			r.OverTheorySpanNS = &v
+		}
+		admitted[i] = k.Admitted
+	}
+	r.KeyCount = len(keys)
+	r.Keys = nil
+	if len(keys) <= MaxKeysReported {
+		r.Keys = make([]KeyCount, len(keys))
+		for i, k := range keys {
+			r.Keys[i] = KeyCount{Key: k.Name, Offered: k.Offered, Admitted: k.Admitted}
+		}
+	}
+	r.JainFairness = Jain(admitted)
+}

@@ -3,7 +3,6 @@ package tracefile
 import (
 	"container/heap"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -60,12 +59,8 @@ type Summary struct {
 	reordered int64
 }
 
-// keyStats is one key's share and its span maximum.
-type keyStats struct {
-	name              string
-	offered, admitted int64
-	span              *result.SpanMax
-}
+// keyStats is one key's share and its exact span maximum.
+type keyStats = result.KeyTally
 
 // NewSummary returns a Summary counting as c says.
 func NewSummary(c Counting) *Summary {
@@ -86,13 +81,13 @@ func NewSummary(c Counting) *Summary {
 }
 
 func (s *Summary) key(k string) *keyStats {
-	if s.last != nil && s.last.name == k {
+	if s.last != nil && s.last.Name == k {
 		return s.last
 	}
 	ks := s.keys[k]
 	if ks == nil {
-		ks = &keyStats{name: strings.Clone(k), span: result.NewSpanMax(s.c.Policy.WindowNS, s.over)}
-		s.keys[ks.name] = ks
+		ks = &keyStats{Name: strings.Clone(k), Span: result.NewSpanMax(s.c.Policy.WindowNS, s.over)}
+		s.keys[ks.Name] = ks
 	}
 	s.last = ks
 	return ks
@@ -113,7 +108,7 @@ func (s *Summary) Add(r Row) {
 		s.release(at)
 	}
 	ks := s.key(r.Key)
-	ks.offered++
+	ks.Offered++
 	s.run.Offered++
 	s.run.OfferedCost += r.Cost
 	if r.Status != 0 {
@@ -151,7 +146,7 @@ func (s *Summary) Add(r Row) {
 	}
 	s.run.Admitted++
 	s.run.AdmittedCost += r.Cost
-	ks.admitted++
+	ks.Admitted++
 	if !s.c.Served {
 		s.admit(ks, at, r.Cost)
 		return
@@ -170,7 +165,7 @@ func (s *Summary) release(now int64) {
 
 func (s *Summary) admit(ks *keyStats, at, cost int64) {
 	s.admitted = addBin(s.admitted, at/s.c.Bin, cost)
-	ks.span.Add(at, cost)
+	ks.Span.Add(at, cost)
 	s.end = max(s.end, at)
 }
 
@@ -193,35 +188,11 @@ func (s *Summary) Finish(duration int64) result.Run {
 	bin := s.c.Bin
 	n := max(int64(len(s.admitted)), int64(len(s.rejected)), (duration+bin-1)/bin, 1)
 	run.Series = result.Series{BinNS: bin, Admitted: addBin(s.admitted, n-1, 0), Rejected: addBin(s.rejected, n-1, 0)}
-	names := make([]string, 0, len(s.keys))
-	for k := range s.keys {
-		names = append(names, k)
+	keys := make([]*result.KeyTally, 0, len(s.keys))
+	for _, k := range s.keys {
+		keys = append(keys, k)
 	}
-	slices.Sort(names)
-	// Ties go to the span that ends first, then to the first key in
-	// order, as in the recorder.
-	for i, k := range names {
-		sp := s.keys[k].span
-		best, end, length := sp.Best()
-		if i == 0 || best > run.MaxAdmittedInWindow || best == run.MaxAdmittedInWindow && end < run.MaxWindowEndNS {
-			run.MaxAdmittedInWindow, run.MaxWindowEndNS, run.MaxWindowSpanNS = best, end, length
-		}
-		if d := sp.Shortest(); d >= 0 && (run.OverTheorySpanNS == nil || d < *run.OverTheorySpanNS) {
-			run.OverTheorySpanNS = &d
-		}
-	}
-	admitted := make([]int64, len(names))
-	for i, k := range names {
-		admitted[i] = s.keys[k].admitted
-	}
-	run.KeyCount = len(names)
-	if len(names) <= result.MaxKeysReported {
-		run.Keys = make([]result.KeyCount, len(names))
-		for i, k := range names {
-			run.Keys[i] = result.KeyCount{Key: k, Offered: s.keys[k].offered, Admitted: s.keys[k].admitted}
-		}
-	}
-	run.JainFairness = result.Jain(admitted)
+	run.SetKeys(keys)
 	if lim := s.c.Policy.Limit; lim > 0 {
 		run.BurstRatio = float64(run.MaxAdmittedInWindow) / float64(lim)
 		run.TheoryRatio = float64(run.TheoryMaxInWindow) / float64(lim)
