@@ -37,7 +37,6 @@ type watchedConn struct {
 func (c *watchedConn) Write(p []byte) (int, error) {
 	c.writing.Add(1)
 	n, err := c.Conn.Write(p)
-	c.writing.Add(-1)
 	if err != nil {
 		c.mu.Lock()
 		if c.werr == nil {
@@ -45,6 +44,7 @@ func (c *watchedConn) Write(p []byte) (int, error) {
 		}
 		c.mu.Unlock()
 	}
+	c.writing.Add(-1) // after the error is kept: see writeErr
 	select {
 	case c.progress <- struct{}{}:
 	default:
@@ -57,7 +57,16 @@ func (c *watchedConn) Close() error {
 	return c.Conn.Close()
 }
 
+// writeErr returns the first write error, once no write is in progress:
+// a write blocked when the connection was closed returns a moment after
+// Close, and is waited for (at most 5s).
 func (c *watchedConn) writeErr() error {
+	for deadline := time.Now().Add(5 * time.Second); c.writing.Load() > 0 && time.Now().Before(deadline); {
+		select {
+		case <-c.progress:
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.werr
