@@ -1,7 +1,10 @@
 package fit_test
 
 import (
+	"cmp"
 	"context"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -86,5 +89,52 @@ func TestFitSimTraces(t *testing.T) {
 				t.Errorf("phase %v, want windows at multiples of W", time.Duration(b.PhaseNS))
 			}
 		})
+	}
+}
+
+// TestFitFindsWindowEdgesOffTheStart: a trace whose fixed windows do not
+// start at its own zero (a requests.csv read without its run's start) is
+// fitted with the windows' phase found from the data, even when a burst's
+// answers, coming back in another order than they were decided, put
+// admissions among its rejections.
+func TestFitFindsWindowEdgesOffTheStart(t *testing.T) {
+	p := algorithms.Policy{Limit: 30, Window: time.Second}
+	e, _ := all.Lookup("fixed-window")
+	lim, err := e.New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const shift = 370 * time.Millisecond // windows start 370ms into each second of the trace
+	rng := rand.New(rand.NewPCG(3, 4))
+	var reqs []fit.Request
+	decide := func(at time.Duration) {
+		d, err := lim.Allow(at, "k", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Sent and answered around the decision, up to 4ms apart: the
+		// fit's estimate of the decision instant is off by up to 3ms.
+		lat := time.Duration(rng.Int64N(int64(4 * time.Millisecond)))
+		sent := at - time.Duration(rng.Float64()*float64(lat))
+		reqs = append(reqs, fit.Request{Sent: sent + shift, Done: sent + lat + shift, Key: "k", Admitted: d.Allowed})
+	}
+	for range 100 { // a burst, 30 admitted
+		decide(200 * time.Millisecond)
+	}
+	at := 300 * time.Millisecond
+	for at < 20*time.Second {
+		at += time.Duration(rng.ExpFloat64() / 60 * 1e9)
+		decide(at)
+	}
+	slices.SortStableFunc(reqs, func(a, b fit.Request) int { return cmp.Compare(a.Sent, b.Sent) })
+	res, err := fit.Run(reqs, fit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := res.Best
+	if b.Algorithm != "fixed-window" || b.Limit != 30 || b.WindowNS != int64(time.Second) || b.AgreementPct < 99 ||
+		b.PhaseNS < int64(shift-5*time.Millisecond) || b.PhaseNS > int64(shift+10*time.Millisecond) {
+		t.Errorf("best %s at %.2f%%, phase %v: want fixed-window of 30 per 1s starting 370ms in, at >= 99%%",
+			b, b.AgreementPct, time.Duration(b.PhaseNS))
 	}
 }

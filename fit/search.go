@@ -476,21 +476,28 @@ var tickPhases = func() []int64 {
 }()
 
 // phases are the fixed-window phases tried for window w: the epoch's, and
-// where the busiest key went from rejected to admitted.
+// where the busiest key went from rejected to admitted after rejections
+// that lasted longer than twice the timing uncertainty (an admission in
+// the middle of a burst's rejections is timing, not a window's edge).
 func (d *data) phases(s *scope, w int64) []int64 {
 	out := []int64{floorMod(-d.start, w)}
-	prevRejected := false
+	rejectedFrom := int64(-1) // the first rejection of the current run of them
 	for i, t := range d.t {
 		if s.key[i] != s.busy {
 			continue
 		}
-		if d.adm[i] && prevRejected {
-			out = append(out, floorMod(t, w))
-			if len(out) == 4 {
-				break
+		switch {
+		case !d.adm[i] && rejectedFrom < 0:
+			rejectedFrom = t
+		case d.adm[i] && rejectedFrom >= 0:
+			if t-rejectedFrom > 2*d.u {
+				out = append(out, floorMod(t, w))
 			}
+			rejectedFrom = -1
 		}
-		prevRejected = !d.adm[i]
+		if len(out) == 6 {
+			break
+		}
 	}
 	return sortedUnique(out)
 }
@@ -584,11 +591,16 @@ func moves(f family, p params, u int64) []params {
 		out = append(out, q)
 	}
 	if f.phased {
+		// A phase a little late (an edge found at the first admission
+		// after it) is best paired with a limit one lower: the two move
+		// together too.
 		step := max(u, p.window/1000, 1)
-		for _, dp := range []int64{-10 * step, -step, step, 10 * step} {
-			q := p
-			q.phase = floorMod(p.phase+dp, p.window)
-			out = append(out, q)
+		for _, dp := range []int64{-10 * step, -step, -step / 4, -1e6, 1e6, step / 4, step, 10 * step} {
+			for _, dl := range []int64{-1, 0, 1} {
+				q := p
+				q.phase, q.limit = floorMod(p.phase+dp, p.window), p.limit+dl
+				out = append(out, q)
+			}
 		}
 	}
 	return out
