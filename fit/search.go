@@ -383,7 +383,7 @@ func rounding(f family, p params) int {
 }
 
 // climb moves from c to the best of its neighbours while that is better.
-// Among the neighbours that cost at most one in 200 scored requests more
+// Among the neighbours that cost at most one in 100 scored requests more
 // than the cheapest (and no more than c), the roundest is taken: in the
 // timing noise, a service is likelier set to 1s than to 1.001s, to 50 per
 // second than to 50.1. Each step lowers the cost or, at the same cost,
@@ -399,7 +399,7 @@ func (d *data) climb(f family, c candidate, eval func(params) candidate) candida
 				cheapest = min(cheapest, n.cost())
 			}
 		}
-		tol := cheapest + max(c.scored/200, 1)
+		tol := cheapest + max(c.scored/100, 1)
 		next, found := c, c.cost() <= tol
 		for _, n := range ns {
 			if n.cost() > tol || n.cost() > c.cost() {
