@@ -51,7 +51,7 @@ func (m *mpbProgress) Pass(name string, total int64) bench.Bar {
 			decor.Any(func(s decor.Statistics) string { return progressText(s.Current, total) }, decor.WCSyncSpace)),
 		mpb.AppendDecorators(
 			decor.Any(func(decor.Statistics) string { return b.stats() }, decor.WCSyncSpace),
-			decor.OnComplete(decor.AverageETA(decor.ET_STYLE_GO, decor.WCSyncSpace), "done"),
+			decor.OnComplete(decor.Any(func(s decor.Statistics) string { return etaText(time.Since(b.start), s.Current, s.Total) }, decor.WCSyncSpace), "done"),
 		),
 		mpb.BarRemoveOnComplete(),
 	)
@@ -81,6 +81,18 @@ func progressText(current, total int64) string {
 		return time.Duration(current).Round(100 * time.Millisecond).String()
 	}
 	return fmt.Sprintf("%v/%v", time.Duration(current).Round(100*time.Millisecond), time.Duration(total))
+}
+
+// etaText is the wall time left when a pass has come current of total
+// (ns of its virtual or wall clock) in wall time elapsed, at the pace so
+// far: "ETA 12s"; "ETA ?" before it has come anywhere. mpb's own ETA
+// decorators measure increments, which bars set by position never make.
+func etaText(elapsed time.Duration, current, total int64) string {
+	if current <= 0 || total <= 0 {
+		return "ETA ?"
+	}
+	left := time.Duration(float64(elapsed) * float64(max(total-current, 0)) / float64(current))
+	return "ETA " + left.Round(time.Second).String()
 }
 
 // statsText is the rate of arrivals over wall time and the admitted count:
