@@ -2,7 +2,7 @@
 # reference.sh: the HTTP reference run under results/attack: `ratebench
 # serve` with GCRA at 100 per second on loopback, attacked open loop with
 # Poisson arrivals at 3x that for 10 s, then compared with the same
-# workload run in process (results/attack-vs-live).
+# workload run in process (results/attack-live, results/attack-vs-live).
 #
 #   bench/httpexec/reference.sh        # or: make results
 set -euo pipefail
@@ -27,5 +27,5 @@ done
 grep -q '^listening' "$tmp/serve.log" || { cat "$tmp/serve.log" >&2; exit 1; }
 
 "$tmp/ratebench" attack -url "http://127.0.0.1:$PORT/" -workload poisson -rate 300 -duration 10s -algo gcra -out results/attack
-"$tmp/ratebench" run -mode live -algos gcra -workload poisson -rate 300 -limit 100 -duration 10s -out "$tmp/live"
-"$tmp/ratebench" compare -out results/attack-vs-live "$tmp/live" results/attack
+"$tmp/ratebench" run -mode live -algos gcra -workload poisson -rate 300 -limit 100 -duration 10s -out results/attack-live
+"$tmp/ratebench" compare -out results/attack-vs-live results/attack-live results/attack
