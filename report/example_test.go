@@ -41,6 +41,6 @@ func ExampleReading() {
 		fmt.Println(line)
 	}
 	// Output:
-	// fixed-window admitted 2.00x its limit (200 of 100) within 19ms around t=1.009s; theory 2.00x, within its theory.
+	// fixed-window admitted 2.00x its limit (200 of 100) within 19ms around t=1.01s; theory 2.00x, within its theory.
 	// sliding-log admitted 1.00x its limit (100 of 100) within 9ms around t=999ms; theory 1.00x, within its theory.
 }

@@ -55,7 +55,7 @@ func liveNote(r *result.Result) string {
 			"achieved what was really sent; dropped were due while the in-flight cap was reached. Latency (in the summary) runs from the "+
 			"intended time to the answer, service time from the actual start, and lateness is how late the sender started; "+
 			"\"late\" is the share started over %v late, marked above %.0f%%: the machine, not the limiter, was then the bottleneck.",
-			time.Duration(run.Live.LateAfterNS), 100*result.LateShareWarn)
+			Round3(time.Duration(run.Live.LateAfterNS)), 100*result.LateShareWarn)
 		if h := harnessText(r); h != "" {
 			s += " " + h
 		}
@@ -73,7 +73,7 @@ func harnessText(r *result.Result) string {
 		}
 		c := run.Live.Calibration
 		s := fmt.Sprintf("The harness itself, measured with a no-op limiter on the first %v of the same schedule: %.0f ns per decision (median; mean %.0f ns)",
-			time.Duration(c.DurationNS), c.OverheadNS, c.OverheadMeanNS)
+			Round3(time.Duration(c.DurationNS)), c.OverheadNS, c.OverheadMeanNS)
 		if c.ClockReadNS > 0 {
 			s += fmt.Sprintf(", of which two clock reads at %.0f ns each", c.ClockReadNS)
 		}

@@ -63,18 +63,3 @@ func TestLiveSection(t *testing.T) {
 		t.Error("a sim run's page has a real-time section")
 	}
 }
-
-// TestLiveReading: a live run's reading rounds its clock readings to four
-// significant digits; a sim run's exact instants are left as they are.
-func TestLiveReading(t *testing.T) {
-	run := result.Run{Algorithm: "gcra", MaxAdmittedInWindow: 1999, BurstRatio: 1.999,
-		MaxWindowSpanNS: 999061812, MaxWindowEndNS: 1002958417, TheoryMaxInWindow: 2000, Live: &result.LiveStats{}}
-	r := &result.Result{Policy: result.PolicyJSON{Limit: 1000, WindowNS: 1e9, Burst: 1000}, Runs: []result.Run{run}}
-	if got := Reading(r)[0]; !strings.Contains(got, "within 999.1ms around t=1.003s;") {
-		t.Errorf("live reading %q", got)
-	}
-	r.Runs[0].Live = nil
-	if got := Reading(r)[0]; !strings.Contains(got, "within 999.061812ms around t=1.002958417s;") {
-		t.Errorf("sim reading %q", got)
-	}
-}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/bench/result"
+	"github.com/ratebench/ratebench/bench/result/resulttest"
 	"github.com/ratebench/ratebench/fit"
 )
 
@@ -148,5 +149,104 @@ func TestNoPolicyInventsNone(t *testing.T) {
 	}
 	if s := subtitle(r); !strings.HasPrefix(s, "no limit known") {
 		t.Errorf("subtitle %q", s)
+	}
+}
+
+// TestReadingRounds: the durations of a reading have three significant
+// digits, a sim's instants a nanosecond off round ones and a live run's
+// clock readings alike; a span just under W keeps the digits that tell
+// it from W.
+func TestReadingRounds(t *testing.T) {
+	ns := func(v int64) *int64 { return &v }
+	for _, tc := range []struct {
+		name      string
+		span, end int64
+		live      bool
+		over      *int64 // OverTheorySpanNS
+		u         time.Duration
+		want      string
+	}{
+		{name: "sim", span: 19999999, end: 1009999999, want: "within 20ms around t=1.01s; theory 2.00x, within its theory."},
+		{name: "sim, a third of a millisecond", span: 993333333, end: 2993333333, want: "within 993ms around t=2.99s;"},
+		{name: "sim, exact", span: int64(9 * time.Millisecond), end: int64(999 * time.Millisecond), want: "within 9ms around t=999ms;"},
+		{name: "live", span: 999061812, end: 1002958417, live: true, want: "within 999ms around t=1s;"},
+		{name: "live, long run", span: 12345678, end: 83456789012, live: true, want: "within 12.3ms around t=1m23.5s;"},
+		{name: "just under W", span: 999700001, end: 1500000000, want: "within 999.7ms around t=1.5s;"},
+		{name: "within the uncertainty", span: 999700001, end: 1500000000, over: ns(999960001), u: 1234567,
+			want: "more than 2000 only within 999.96ms, inside this run's 1.23ms timing uncertainty of W."},
+		{name: "beyond the uncertainty", span: 999700001, end: 1500000000, over: ns(993333333), u: 1234567,
+			want: "ABOVE its theory (more than 2000 within 993ms, beyond this run's 1.23ms timing uncertainty)."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := result.Run{Algorithm: "gcra", MaxAdmittedInWindow: 2000, BurstRatio: 2, TheoryMaxInWindow: 2000,
+				MaxWindowSpanNS: tc.span, MaxWindowEndNS: tc.end, OverTheorySpanNS: tc.over, TimingUncertaintyNS: int64(tc.u)}
+			if tc.over != nil {
+				run.MaxAdmittedInWindow, run.TheoryMaxInWindow = 2001, 2000
+			}
+			if tc.live {
+				run.Live = &result.LiveStats{}
+			}
+			r := &result.Result{Policy: result.PolicyJSON{Limit: 1000, WindowNS: int64(time.Second), Burst: 1000}, Runs: []result.Run{run}}
+			if got := Reading(r)[0]; !strings.Contains(got, tc.want) {
+				t.Errorf("reading %q, want it to contain %q", got, tc.want)
+			}
+			if tc.over != nil {
+				return
+			}
+			r.Policy.Limit = 0 // no limit known: the same durations
+			if got, want := Reading(r)[0], strings.TrimSuffix(strings.SplitAfter(tc.want, ";")[0], ";"); !strings.Contains(got, want) {
+				t.Errorf("reading without a limit %q, want it to contain %q", got, want)
+			}
+		})
+	}
+}
+
+func TestRoundDigits(t *testing.T) {
+	for _, tc := range []struct{ d, want time.Duration }{
+		{0, 0}, {999, 999}, {1000, 1000}, {1005, 1010}, {19999999, 20 * time.Millisecond},
+		{1009999999, 1010 * time.Millisecond}, {-1234567, -1230000}, {time.Hour + time.Second, time.Hour},
+	} {
+		if got := Round3(tc.d); got != tc.want {
+			t.Errorf("Round3(%v) = %v, want %v", tc.d, got, tc.want)
+		}
+	}
+}
+
+// TestSubtitleCountsRuns: "1 run", "2 runs".
+func TestSubtitleCountsRuns(t *testing.T) {
+	r := &result.Result{Policy: result.PolicyJSON{Limit: 100, WindowNS: int64(time.Second), Burst: 100}, Runs: []result.Run{{Algorithm: "gcra"}}}
+	if s := subtitle(r); !strings.Contains(s, "; 1 run") || strings.Contains(s, "1 runs") {
+		t.Errorf("subtitle of one run %q", s)
+	}
+	r.Runs = append(r.Runs, result.Run{Algorithm: "fixed-window"})
+	if s := subtitle(r); !strings.Contains(s, "; 2 runs") {
+		t.Errorf("subtitle of two runs %q", s)
+	}
+}
+
+// TestDisagreementExplained: under the summary table of report.html, and
+// under the differences on compare.html, one line says what disagreement
+// measures and why a bucket's or a window's is high.
+func TestDisagreementExplained(t *testing.T) {
+	r := resulttest.Fixture()
+	page, err := renderHTML(r, nil, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmp, err := compareHTML(r, resulttest.Fixture(), nil, CompareOptions{NameA: "a", NameB: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const line = "<p class=\"sub\">Disagree % is the share of decisions that differ from those of the exact sliding log of the same policy"
+	for name, p := range map[string]string{"report.html": string(page), "compare.html": string(cmp)} {
+		if n := strings.Count(p, line); n != 1 {
+			t.Errorf("%s has the line on disagreement %d times, want once", name, n)
+		}
+		if !strings.Contains(p, "a bucket's burst B admits what the log refuses") || !strings.Contains(p, "a window does so at its edges") {
+			t.Errorf("%s does not say when disagreement is high", name)
+		}
+	}
+	if i, j := strings.Index(string(page), "</table>"), strings.Index(string(page), line); j < i {
+		t.Error("report.html explains disagreement before the summary table")
 	}
 }

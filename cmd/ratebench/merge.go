@@ -46,7 +46,7 @@ func (e *env) mergeCommand() *command {
 		if err != nil {
 			return usageError{err}
 		}
-		res.Meta.Args = e.args
+		res.Meta.Args = result.RecordedArgs(e.args)
 		plan, why, err := planTraceMerge(dirs, inputs, res)
 		if err != nil {
 			return err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/result"
+	"github.com/ratebench/ratebench/report"
 )
 
 // phrase says a warning in one line, naming the flags that would help.
@@ -16,14 +17,14 @@ func phrase(w bench.Warning) string {
 	head := w.Run + ": "
 	switch w.Kind {
 	case bench.WarnLate:
-		late := fmt.Sprintf("the sender started %.1f%% of calls more than %v late (lateness p99 %v)", w.Share, w.Threshold, w.P99)
+		late := fmt.Sprintf("the sender started %.1f%% of calls more than %v late (lateness p99 %v)", w.Share, w.Threshold, report.Round3(w.P99))
 		if w.HTTP {
 			return head + late + ": this machine, not the server, was the bottleneck; lower -rate or attack from another host"
 		}
 		return head + late + ": the machine, not the limiter, was the bottleneck; try fewer algorithms at once, a lower -rate or more -workers"
 	case bench.WarnBackendLate:
 		return head + fmt.Sprintf("the sender started %.1f%% of calls more than %v late (lateness p99 %v): the %s backend timed out on %d decisions (%s), holding the workers: the backend, not the machine, made the calls late; see -backend-timeout",
-			w.Share, w.Threshold, w.P99, w.Backend, w.N, w.Detail)
+			w.Share, w.Threshold, report.Round3(w.P99), w.Backend, w.N, w.Detail)
 	case bench.WarnDropped:
 		dropped := fmt.Sprintf("%d of %d arrivals (%.2f%%) dropped at -max-inflight %d", w.N, w.Of, pct(w.N, w.Of), w.Cap)
 		if w.HTTP {

@@ -18,8 +18,8 @@ func TestPhrase(t *testing.T) {
 		want string
 	}{
 		// In process, more workers or fewer algorithms help.
-		{"late", bench.Warning{Kind: bench.WarnLate, Run: "gcra", Share: 7.5, Threshold: time.Millisecond, P99: 3 * time.Millisecond},
-			"gcra: the sender started 7.5% of calls more than 1ms late (lateness p99 3ms): the machine, not the limiter, was the bottleneck; try fewer algorithms at once, a lower -rate or more -workers"},
+		{"late", bench.Warning{Kind: bench.WarnLate, Run: "gcra", Share: 7.5, Threshold: time.Millisecond, P99: 3317759 * time.Nanosecond},
+			"gcra: the sender started 7.5% of calls more than 1ms late (lateness p99 3.32ms): the machine, not the limiter, was the bottleneck; try fewer algorithms at once, a lower -rate or more -workers"},
 		// Against a server, another host helps.
 		{"late http", bench.Warning{Kind: bench.WarnLate, Run: "http", HTTP: true, Share: 9, Threshold: time.Millisecond, P99: time.Second},
 			"lower -rate or attack from another host"},
