@@ -37,8 +37,10 @@ const (
 // gonum/plot, so rendering needs no system fonts.
 var sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
 
-// palette gives each run a colour that stays the same on every chart;
-// past its end colours repeat with a dash pattern.
+// palette gives each run a colour that stays the same on every chart of a
+// page: fourteen, one per built-in algorithm, none of them grey (grey
+// draws rejections and theory). Past its end colours repeat with a
+// dash-dot pattern.
 var palette = []color.RGBA{
 	{0x1f, 0x77, 0xb4, 0xff}, // blue
 	{0xd6, 0x27, 0x28, 0xff}, // red
@@ -48,17 +50,29 @@ var palette = []color.RGBA{
 	{0x8c, 0x56, 0x4b, 0xff}, // brown
 	{0xe3, 0x77, 0xc2, 0xff}, // pink
 	{0x17, 0xbe, 0xcf, 0xff}, // cyan
-	{0x7f, 0x7f, 0x7f, 0xff}, // grey
+	{0x39, 0x3b, 0x79, 0xff}, // indigo
 	{0xbc, 0xbd, 0x22, 0xff}, // olive
+	{0x63, 0x79, 0x39, 0xff}, // moss
+	{0xad, 0x14, 0x57, 0xff}, // magenta
+	{0x8c, 0x6d, 0x31, 0xff}, // ochre
+	{0x00, 0x6d, 0x77, 0xff}, // teal
 }
 
 var (
 	ink      = color.RGBA{0x22, 0x22, 0x22, 0xff}
 	faint    = color.RGBA{0xbb, 0xbb, 0xbb, 0xff}
 	gridGrey = color.RGBA{0xe6, 0xe6, 0xe6, 0xff}
+	rejGrey  = color.RGBA{0x80, 0x80, 0x80, 0xff} // rejected per second
+	shade    = color.RGBA{0xf0, 0xf0, 0xf0, 0xff} // after the workload's end
 	dashed   = []vg.Length{vg.Points(5), vg.Points(3)}
 	dotted   = []vg.Length{vg.Points(1.5), vg.Points(2)}
+	dashDot  = []vg.Length{vg.Points(6), vg.Points(2), vg.Points(1.5), vg.Points(2)}
 )
+
+// limitLine is how every chart draws the limit: a wide, light band, drawn
+// under the data so that a run at the limit stays visible on it, and
+// unlike any run's line.
+var limitLine = draw.LineStyle{Color: color.RGBA{0xc8, 0xc8, 0xc8, 0xff}, Width: vg.Points(4)}
 
 // style is how one run is drawn: colour and dash pattern.
 type style struct {
@@ -66,11 +80,24 @@ type style struct {
 	dashes []vg.Length
 }
 
-// styleOf returns the style of the i-th run.
+// styleOf returns the style of the i-th run: a colour of its own, and
+// past the palette's end a colour again with a dash-dot pattern.
 func styleOf(i int) style {
 	s := style{color: palette[i%len(palette)]}
 	if i >= len(palette) {
+		s.dashes = dashDot
+	}
+	return s
+}
+
+// sideB returns s as the second side of a compare draws it: dashed, or
+// dotted for the runs past the palette's end (dash-dot on side A), so
+// that no two runs of a compare share a style.
+func (s style) sideB() style {
+	if s.dashes == nil {
 		s.dashes = dashed
+	} else {
+		s.dashes = dotted
 	}
 	return s
 }
@@ -111,19 +138,37 @@ func newPlot(xlabel, ylabel string) *plot.Plot {
 		a.Color = faint
 		a.Tick.Color = faint
 	}
-	p.X.Tick.Marker, p.Y.Tick.Marker = plainTicks{}, plainTicks{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = niceTicks{}, niceTicks{n: 4}
 	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XCenter, draw.YTop
 	p.Y.Tick.Label.XAlign, p.Y.Tick.Label.YAlign = draw.XRight, draw.YCenter
 	g := plotter.NewGrid()
 	g.Vertical.Color, g.Horizontal.Color = gridGrey, gridGrey
-	p.Add(g)
+	p.Add(grid{g})
 	return p
 }
 
-// legend collects the entries drawn to the right of a chart.
+// grid is gonum's grid, drawn at the round values of an axis whose tick
+// labels are left off (a panel that shares the axis of its neighbour).
+type grid struct{ *plotter.Grid }
+
+// Plot implements plot.Plotter.
+func (g grid) Plot(c draw.Canvas, p *plot.Plot) {
+	q := *p
+	if u, ok := q.X.Tick.Marker.(unlabelled); ok {
+		q.X.Tick.Marker = u.Ticker
+	}
+	if u, ok := q.Y.Tick.Marker.(unlabelled); ok {
+		q.Y.Tick.Marker = u.Ticker
+	}
+	g.Grid.Plot(c, &q)
+}
+
+// legend collects the entries drawn to the right of a chart, or in rows
+// above it (figure.legendTop).
 type legend struct {
 	plot.Legend
-	texts []string
+	texts  []string
+	thumbs [][]plot.Thumbnailer
 }
 
 func newLegend() *legend {
@@ -138,6 +183,7 @@ func newLegend() *legend {
 func (l *legend) add(name string, thumbs ...plot.Thumbnailer) {
 	l.Add(name, thumbs...)
 	l.texts = append(l.texts, name)
+	l.thumbs = append(l.thumbs, thumbs)
 }
 
 // width is the room the legend needs, or 0 when it is empty.
@@ -149,33 +195,110 @@ func (l *legend) width() vg.Length {
 	return r.Max.X - r.Min.X + vg.Points(16)
 }
 
-// swatch is a legend thumbnail: a line in a style, or a filled box.
+// entries returns each entry as a legend of its own, and its width with
+// a gap after it, for a legend laid out in rows.
+func (l *legend) entries() ([]plot.Legend, []vg.Length) {
+	out := make([]plot.Legend, len(l.texts))
+	ws := make([]vg.Length, len(l.texts))
+	for i, t := range l.texts {
+		one := plot.NewLegend()
+		one.TextStyle, one.Top, one.Left = l.TextStyle, true, true
+		one.ThumbnailWidth, one.Padding = l.ThumbnailWidth, l.Padding
+		one.Add(t, l.thumbs[i]...)
+		r := one.Rectangle(draw.Canvas{})
+		out[i], ws[i] = one, r.Max.X-r.Min.X+vg.Points(18)
+	}
+	return out, ws
+}
+
+// rowsOf lays the entries out in rows no wider than w: the index of the
+// first entry of each row.
+func rowsOf(ws []vg.Length, w vg.Length) []int {
+	var starts []int
+	var x vg.Length
+	for i, ew := range ws {
+		if i == 0 || x+ew > w {
+			starts = append(starts, i)
+			x = 0
+		}
+		x += ew
+	}
+	return starts
+}
+
+// swatch is a legend thumbnail: a line in a style, or a filled box, or an
+// outlined one (a fill and an outline both give an outlined filled box).
 type swatch struct {
-	line draw.LineStyle
-	fill color.Color
+	line    draw.LineStyle
+	fill    color.Color
+	outline bool
 }
 
 // Thumbnail implements plot.Thumbnailer.
 func (s swatch) Thumbnail(c *draw.Canvas) {
+	box := []vg.Point{
+		{X: c.Min.X, Y: c.Min.Y}, {X: c.Min.X, Y: c.Max.Y},
+		{X: c.Max.X, Y: c.Max.Y}, {X: c.Max.X, Y: c.Min.Y},
+	}
 	if s.fill != nil {
-		pts := []vg.Point{
-			{X: c.Min.X, Y: c.Min.Y}, {X: c.Min.X, Y: c.Max.Y},
-			{X: c.Max.X, Y: c.Max.Y}, {X: c.Max.X, Y: c.Min.Y},
-		}
-		c.FillPolygon(s.fill, c.ClipPolygonY(pts))
+		c.FillPolygon(s.fill, c.ClipPolygonY(box))
+	}
+	if s.outline {
+		c.StrokeLines(s.line, append(box, box[0]))
+	}
+	if s.fill != nil || s.outline {
 		return
 	}
 	y := c.Center().Y
 	c.StrokeLine2(s.line, c.Min.X, y, c.Max.X, y)
 }
 
+// stripes is a legend thumbnail for "in the run's own colour": a line
+// (with the given dashes and width) or, when box is set, a filled box,
+// made of stripes of the first palette colours, blended halfway to
+// white when light is set.
+type stripes struct {
+	dashes []vg.Length
+	width  float64
+	box    bool
+	light  bool
+}
+
+// Thumbnail implements plot.Thumbnailer.
+func (s stripes) Thumbnail(c *draw.Canvas) {
+	const n = 4
+	w := (c.Max.X - c.Min.X) / n
+	y := c.Center().Y
+	for i := range n {
+		col := palette[i]
+		if s.light {
+			col = lighter(col)
+		}
+		x0, x1 := c.Min.X+vg.Length(i)*w, c.Min.X+vg.Length(i+1)*w
+		if s.box {
+			c.FillPolygon(col, []vg.Point{{X: x0, Y: c.Min.Y}, {X: x0, Y: c.Max.Y}, {X: x1, Y: c.Max.Y}, {X: x1, Y: c.Min.Y}})
+			continue
+		}
+		ls := draw.LineStyle{Color: col, Width: vg.Points(s.width), Dashes: s.dashes}
+		if s.dashes != nil { // the pattern runs on across the stripes
+			var off vg.Length
+			for _, d := range s.dashes {
+				off += d
+			}
+			ls.DashOffs = vg.Length(math.Mod(float64(vg.Length(i)*w), float64(off)))
+		}
+		c.StrokeLine2(ls, x0, y, x1, y)
+	}
+}
+
 // figure is a whole PNG: a title, a grid of plots sharing aligned axes,
-// and a legend on the right.
+// and a legend on the right, or in rows under the title.
 type figure struct {
-	title  string
-	height vg.Length
-	plots  [][]*plot.Plot // rows of columns; nil cells are left empty
-	legend *legend
+	title     string
+	height    vg.Length
+	plots     [][]*plot.Plot // rows of columns; nil cells are left empty
+	legend    *legend
+	legendTop bool
 }
 
 // png draws the figure and encodes it.
@@ -189,7 +312,9 @@ func (f figure) png() ([]byte, error) {
 		area.FillText(ts, vg.Point{X: area.Center().X, Y: area.Max.Y}, f.title)
 		area = draw.Crop(area, 0, 0, 0, -ts.Rectangle(f.title).Size().Y-vg.Points(8))
 	}
-	if f.legend != nil {
+	if f.legend != nil && f.legendTop && len(f.legend.texts) > 0 {
+		area = f.legend.drawRows(area)
+	} else if f.legend != nil {
 		if w := f.legend.width(); w > 0 {
 			f.legend.Draw(draw.Crop(area, area.Size().X-w+vg.Points(12), 0, 0, -vg.Points(4)))
 			area = draw.Crop(area, 0, -w, 0, 0)
@@ -210,6 +335,32 @@ func (f figure) png() ([]byte, error) {
 		return nil, fmt.Errorf("report: encode png: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// drawRows draws the legend in centred rows at the top of area and
+// returns what is left below it.
+func (l *legend) drawRows(area draw.Canvas) draw.Canvas {
+	es, ws := l.entries()
+	starts := rowsOf(ws, area.Size().X)
+	h := l.TextStyle.Rectangle("Xg").Size().Y + l.Padding
+	for r, first := range starts {
+		last := len(es)
+		if r+1 < len(starts) {
+			last = starts[r+1]
+		}
+		var rowW vg.Length
+		for _, w := range ws[first:last] {
+			rowW += w
+		}
+		x := area.Center().X - rowW/2
+		top := area.Max.Y - vg.Length(r)*h
+		for i := first; i < last; i++ {
+			es[i].Draw(draw.Canvas{Canvas: area.Canvas, Rectangle: vg.Rectangle{
+				Min: vg.Point{X: x, Y: top - h}, Max: vg.Point{X: x + ws[i], Y: top}}})
+			x += ws[i]
+		}
+	}
+	return draw.Crop(area, 0, 0, 0, -vg.Length(len(starts))*h-vg.Points(6))
 }
 
 // lines returns xys as a line drawn in pieces of at most 64 points that
@@ -236,19 +387,60 @@ func vline(x, y0, y1 float64, ls draw.LineStyle) *plotter.Line {
 	return &plotter.Line{XYs: plotter.XYs{{X: x, Y: y0}, {X: x, Y: y1}}, LineStyle: ls}
 }
 
-// plainTicks are gonum's default ticks labelled without trailing zeros
-// ("75000", not "75000.00").
-type plainTicks struct{}
+// niceTicks label an axis at round steps, 1, 2, 2.5 or 5 times a power of
+// ten, at most n labels (0: 5), without trailing zeros, with unlabelled
+// ticks in between.
+type niceTicks struct{ n int }
 
 // Ticks implements plot.Ticker.
-func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
-	ts := plot.DefaultTicks{}.Ticks(lo, hi)
-	for i := range ts {
-		if ts[i].Label != "" {
-			ts[i].Label = strconv.FormatFloat(roundSig(ts[i].Value, 9), 'f', -1, 64)
+func (t niceTicks) Ticks(lo, hi float64) []plot.Tick {
+	n := t.n
+	if n <= 0 {
+		n = 5
+	}
+	if !(hi > lo) || math.IsInf(hi-lo, 0) {
+		return nil
+	}
+	step, minor := niceStep(lo, hi, n)
+	var ts []plot.Tick
+	first := math.Ceil(lo/minor - 1e-9)
+	for i := first; i*minor <= hi+minor*1e-9; i++ {
+		v := roundSig(i*minor, 12)
+		if v == 0 {
+			v = 0 // not -0
 		}
+		tk := plot.Tick{Value: v}
+		if m := math.Abs(math.Remainder(v, step)); m < minor*1e-6 {
+			tk.Label = strconv.FormatFloat(roundSig(v, 9), 'f', -1, 64)
+		}
+		ts = append(ts, tk)
 	}
 	return ts
+}
+
+// niceStep returns the smallest round step (1, 2, 2.5 or 5 times a power
+// of ten) that puts at most n multiples of it in [lo, hi], and the step
+// of the unlabelled ticks between them.
+func niceStep(lo, hi float64, n int) (step, minor float64) {
+	mag := math.Pow10(int(math.Floor(math.Log10((hi - lo) / float64(n)))))
+	for {
+		for _, m := range []struct{ step, minor float64 }{{1, 0.5}, {2, 1}, {2.5, 0.5}, {5, 2.5}} {
+			s := m.step * mag
+			if math.Floor(hi/s+1e-9)-math.Ceil(lo/s-1e-9)+1 <= float64(n) {
+				return s, m.minor * mag
+			}
+		}
+		mag *= 10
+	}
+}
+
+// headroom is the top of a linear axis whose data reach hi: 12% above,
+// so that the highest line never touches the frame.
+func headroom(hi float64) float64 {
+	if !(hi > 0) {
+		return 1
+	}
+	return hi * 1.12
 }
 
 // roundSig rounds v to n significant digits.

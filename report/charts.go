@@ -1,12 +1,14 @@
 package report
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"image/color"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -39,12 +41,12 @@ func curvesOf(r *result.Result) []curve {
 // shows them, each in its own goroutine.
 func runCharts(r *result.Result) ([]chart, error) {
 	cs := curvesOf(r)
-	sides := []side{{curves: cs, policy: r.Policy}}
+	sides := []side{{curves: cs, policy: r.Policy, end: workloadEnd(r)}}
 	jobs := []func() (chart, error){
 		func() (chart, error) { return rateChart(AdmittedRateFile, sides) },
 	}
 	if isBoundary(r) {
-		jobs = append(jobs, func() (chart, error) { return boundaryChart(cs, r.Policy) })
+		jobs = append(jobs, func() (chart, error) { return boundaryChart(cs, r.Policy, nsParam(r.Workload["edge_ns"])) })
 	}
 	if r.Policy.Limit > 0 { // else no limit to be a multiple of
 		jobs = append(jobs, func() (chart, error) { return burstChart(BurstRatioFile, sides) })
@@ -115,6 +117,394 @@ type side struct {
 	name   string
 	curves []curve
 	policy result.PolicyJSON
+	end    int64 // where its workload ended, in ns from the start; 0: unknown
+}
+
+// workloadEnd is where r's workload stopped, in ns from the start: the
+// intended span of its live passes (shorter when interrupted), else the
+// workload's duration, else (a whole replay trace) the shortest series,
+// whose bins stop at the last arrival unless a shaper was still serving.
+func workloadEnd(r *result.Result) int64 {
+	var end int64
+	for _, run := range r.Runs {
+		if run.Live != nil {
+			end = max(end, run.Live.SpanNS)
+		}
+	}
+	if end > 0 {
+		return end
+	}
+	if end = nsParam(r.Workload["duration_ns"]); end > 0 {
+		return end
+	}
+	for _, run := range r.Runs {
+		if s := run.Series; s.BinNS > 0 {
+			if n := int64(len(s.Admitted)) * s.BinNS; end == 0 || n < end {
+				end = n
+			}
+		}
+	}
+	return end
+}
+
+// nsParam reads a duration of the workload's parameters: int64 when the
+// result was made, float64 when it was read from result.json; 0 when
+// absent.
+func nsParam(v any) int64 {
+	switch d := v.(type) {
+	case int64:
+		return d
+	case int:
+		return int64(d)
+	case float64:
+		return int64(d)
+	}
+	return 0
+}
+
+// drainEnd is the end of the last bin of s that admitted anything and
+// started at or after end (a shaper still serving its queue after the
+// workload stopped: its drain), or 0 when there is none.
+func drainEnd(s result.Series, end int64) int64 {
+	if s.BinNS <= 0 || end <= 0 {
+		return 0
+	}
+	for i := int64(len(s.Admitted)) - 1; i >= 0 && i*s.BinNS >= end; i-- {
+		if s.Admitted[i] > 0 {
+			return (i + 1) * s.BinNS
+		}
+	}
+	return 0
+}
+
+// keysOf is how many keys a run limited, each on its own.
+func keysOf(run *result.Run) int {
+	if run.KeyCount > 0 {
+		return run.KeyCount
+	}
+	return max(len(run.Keys), 1)
+}
+
+// panelGrid returns rows x cols empty cells for n panels, at most most
+// columns, and cols.
+func panelGrid(n, most int) ([][]*plot.Plot, int) {
+	cols := 4
+	switch {
+	case n <= 3:
+		cols = max(n, 1)
+	case n == 4:
+		cols = 2
+	case n <= 9:
+		cols = 3
+	}
+	cols = min(cols, most)
+	rows := (n + cols - 1) / cols
+	grid := make([][]*plot.Plot, rows)
+	for j := range grid {
+		grid[j] = make([]*plot.Plot, cols)
+	}
+	return grid, cols
+}
+
+// panelPlot returns the plot of panel i of n in a grid of cols columns
+// sharing its axes: titled, with tick labels on the y axis of the first
+// column and on the x axis of the lowest panel of each column only.
+func panelPlot(title string, i, n, cols int, xlabel, ylabel string) *plot.Plot {
+	first, lowest := i%cols == 0, i+cols >= n
+	if !first {
+		ylabel = ""
+	}
+	if !lowest {
+		xlabel = ""
+	}
+	p := newPlot(xlabel, ylabel)
+	p.Title.Text = title
+	p.Title.TextStyle = textStyle(9)
+	p.Title.TextStyle.XAlign, p.Title.TextStyle.YAlign = draw.XCenter, draw.YTop
+	p.Title.Padding = vg.Points(3)
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle = textStyle(8.5)
+		a.Label.TextStyle.XAlign = draw.XCenter
+	}
+	xn := 6
+	if cols >= 3 {
+		xn = 4
+	}
+	p.X.Tick.Marker = niceTicks{n: xn}
+	if !lowest {
+		p.X.Tick.Marker = unlabelled{niceTicks{n: xn}}
+	}
+	if !first {
+		p.Y.Tick.Marker = unlabelled{niceTicks{n: 4}}
+	}
+	return p
+}
+
+// titles lists the titles of the figure's panels, row by row.
+func (f figure) titles() []string {
+	var out []string
+	for _, row := range f.plots {
+		for _, p := range row {
+			if p != nil {
+				out = append(out, p.Title.Text)
+			}
+		}
+	}
+	return out
+}
+
+// box returns a filled rectangle from (x0, y0) to (x1, y1), drawn without
+// an outline.
+func box(x0, y0, x1, y1 float64, fill color.Color) *plotter.Polygon {
+	return &plotter.Polygon{XYs: []plotter.XYs{{{X: x0, Y: y0}, {X: x0, Y: y1}, {X: x1, Y: y1}, {X: x1, Y: y0}}}, Color: fill}
+}
+
+// rateNotes is what the admitted-rate figure shows that its caption says.
+type rateNotes struct {
+	step    time.Duration // the width of one step of the lines
+	end     int64         // where the workload ended (ns); 0: unknown
+	drained bool          // a panel shows a drain after the end
+	limit   string        // what the grey band is, or why there is none
+}
+
+// rateFigure lays out admitted and rejected per second over time, one
+// panel per label on shared axes (a compare overlays the two sides of a
+// label in one panel), the limit a band under the data, the x axis ending
+// where the workload did, unless a shaper drained its queue after it:
+// then the axis runs on to the drain's end, shaded.
+func rateFigure(sides []side) (figure, rateNotes) {
+	groups := make([][]curve, len(sides))
+	for g, sd := range sides {
+		for _, c := range sd.curves {
+			if c.run.Series.BinNS > 0 {
+				groups[g] = append(groups[g], c)
+			}
+		}
+	}
+	order, byLabel := labelOrder(groups)
+	type line struct {
+		xys  plotter.XYs
+		ls   draw.LineStyle
+		back bool // rejected: drawn under the admitted lines
+	}
+	type panel struct {
+		lines  []line
+		limits []limitMark
+		drain  int64 // the latest drain end, ns; 0: none
+		ends   []int64
+	}
+	panels := make([]panel, len(order))
+	var notes rateNotes
+	var dataHi float64
+	var xEnd int64
+	for i, l := range order {
+		pn := &panels[i]
+		for g, sd := range sides {
+			c, ok := byLabel[g][l]
+			if !ok {
+				continue
+			}
+			s := c.run.Series
+			perW := int((sd.policy.WindowNS + s.BinNS - 1) / s.BinNS)
+			adm, k := rateXY(s.Admitted, s.BinNS, perW)
+			rej, _ := rateXY(s.Rejected, s.BinNS, perW)
+			notes.step = time.Duration(int64(k) * s.BinNS)
+			rejStyle := draw.LineStyle{Color: rejGrey, Width: vg.Points(1), Dashes: c.style.dashes}
+			pn.lines = append(pn.lines, line{xys: rej, ls: rejStyle, back: true}, line{xys: adm, ls: c.style.line(1.4)})
+			for _, xys := range []plotter.XYs{adm, rej} {
+				for _, xy := range xys {
+					dataHi = math.Max(dataHi, xy.Y)
+				}
+			}
+			end := sd.end
+			if end <= 0 {
+				end = int64(len(s.Admitted)) * s.BinNS
+			}
+			if !slices.Contains(pn.ends, end) {
+				pn.ends = append(pn.ends, end)
+			}
+			xEnd = max(xEnd, end)
+			notes.end = max(notes.end, sd.end)
+			if d := drainEnd(s, sd.end); d > 0 {
+				pn.drain = max(pn.drain, d)
+			}
+			if sd.policy.Limit > 0 {
+				per := perSecond(sd.policy)
+				n := keysOf(c.run)
+				pn.limits = append(pn.limits, limitMark{label: l, rate: per * float64(n), keys: n, side: g, perKey: per})
+			}
+		}
+	}
+	// A limit summed over many keys far above anything admitted is left
+	// out: it would squash every line flat at the bottom.
+	top := dataHi
+	var drawn, omitted []limitMark
+	for _, pn := range panels {
+		for _, m := range pn.limits {
+			if m.keys == 1 || m.rate <= 1.5*dataHi {
+				top = math.Max(top, m.rate)
+				drawn = append(drawn, m)
+			} else {
+				omitted = append(omitted, m)
+			}
+		}
+	}
+	yMax := headroom(top)
+	// Drains show after the end, on at most a sixth more of the axis: a
+	// longer one is cut there, its length in its panel's title.
+	xMax := xEnd
+	for _, pn := range panels {
+		xMax = max(xMax, min(pn.drain, xEnd+xEnd/6))
+	}
+	notes.drained = xMax > xEnd
+	x1 := math.Max(float64(xMax)/1e9, 1e-9)
+
+	grid, cols := panelGrid(len(order), 4)
+	leg := newLegend()
+	for i, l := range order {
+		pn := panels[i]
+		title := l
+		if pn.drain > 0 {
+			title += fmt.Sprintf(" (%s drain)", fmtNS(pn.drain-slices.Max(pn.ends)))
+		}
+		p := panelPlot(title, i, len(order), cols, "time since start (s)", "per second")
+		if notes.drained {
+			for _, e := range pn.ends {
+				if e < xMax {
+					p.Add(box(float64(e)/1e9, 0, x1, yMax, shade))
+				}
+			}
+		}
+		for _, m := range pn.limits {
+			if m.keys == 1 || m.rate <= 1.5*dataHi {
+				ls := limitLine
+				if m.side > 0 && sides[0].policy != sides[1].policy {
+					ls.Dashes = dashed
+				}
+				p.Add(hline(m.rate, 0, x1, ls))
+			}
+		}
+		for _, back := range []bool{true, false} {
+			for _, ln := range pn.lines {
+				if ln.back == back && len(ln.xys) > 0 {
+					p.Add(lines(ln.xys, plotter.PostStep, ln.ls, nil)...)
+				}
+			}
+		}
+		p.X.Min, p.X.Max = 0, x1
+		p.Y.Min, p.Y.Max = 0, yMax
+		grid[i/cols][i%cols] = p
+	}
+	// The legend: the lines' styles, then the limit and the shade.
+	if len(sides) == 1 {
+		leg.add("admitted, in the run's colour", stripes{width: 1.6})
+		leg.add("rejected", swatch{line: draw.LineStyle{Color: rejGrey, Width: vg.Points(1.2)}})
+	} else {
+		for g, sd := range sides {
+			var d []vg.Length
+			if g > 0 {
+				d = dashed
+			}
+			leg.add("admitted, "+sd.name, stripes{width: 1.6, dashes: d})
+		}
+		for g, sd := range sides {
+			ls := draw.LineStyle{Color: rejGrey, Width: vg.Points(1.2)}
+			if g > 0 {
+				ls.Dashes = dashed
+			}
+			leg.add("rejected, "+sd.name, swatch{line: ls})
+		}
+	}
+	limitText := func(m limitMark) string {
+		if m.keys == 1 {
+			return fmt.Sprintf("limit %s/s", num(m.rate))
+		}
+		return fmt.Sprintf("limit %s/s x %d keys", num(m.perKey), m.keys)
+	}
+	var texts []string
+	for _, m := range drawn {
+		t := limitText(m)
+		if len(sides) > 1 && sides[0].policy != sides[1].policy {
+			t += " (" + sides[m.side].name + ")"
+		}
+		if !slices.Contains(texts, t) {
+			texts = append(texts, t)
+		}
+	}
+	switch {
+	case len(texts) == 1:
+		leg.add(texts[0], swatch{line: limitLine})
+	case len(texts) > 1:
+		leg.add("limit, summed over keys", swatch{line: limitLine})
+	}
+	if len(omitted) > 0 && len(drawn) == 0 {
+		m := omitted[0]
+		leg.add(fmt.Sprintf("limit %s/s per key (x %d keys = %s: off the scale)", num(m.perKey), m.keys, rate(m.rate)))
+	}
+	if notes.drained {
+		leg.add("after the workload's end", swatch{fill: shade, outline: true, line: draw.LineStyle{Color: faint, Width: vg.Points(0.5)}})
+	}
+	notes.limit = limitNote(drawn, omitted)
+	rows := len(grid)
+	panelH := 1.55 * vg.Inch
+	switch rows {
+	case 1:
+		panelH = 2.6 * vg.Inch
+	case 2:
+		panelH = 1.9 * vg.Inch
+	}
+	return figure{title: "Admitted and rejected per second", height: vg.Length(rows)*panelH + 1.1*vg.Inch,
+		plots: grid, legend: leg, legendTop: true}, notes
+}
+
+// limitMark is the limit of one run of a rate panel: L/W per key, and
+// summed over its keys.
+type limitMark struct {
+	label        string
+	rate, perKey float64
+	keys, side   int
+}
+
+// limitNote says what the grey band of the rate chart is: the limit, or
+// its sum over the keys, and why it is not drawn where it is not (a sum
+// over many keys far above anything admitted).
+func limitNote(drawn, omitted []limitMark) string {
+	if len(drawn) == 0 && len(omitted) == 0 {
+		return "No limit is known, so none is drawn."
+	}
+	var one, many []limitMark
+	for _, m := range drawn {
+		if m.keys == 1 {
+			one = append(one, m)
+		} else {
+			many = append(many, m)
+		}
+	}
+	var s string
+	switch {
+	case len(one) > 0 && len(many) > 0:
+		s = fmt.Sprintf("The grey band is the limit L/W, %s/s, summed over the keys of a run with several.", num(one[0].rate))
+	case len(one) > 0:
+		s = fmt.Sprintf("The grey band is the limit L/W, %s/s.", num(one[0].rate))
+	case len(many) > 0:
+		s = fmt.Sprintf("The grey band is the limit, %s/s for each key, summed over the run's keys.", num(many[0].perKey))
+	}
+	if len(omitted) == 0 {
+		return s
+	}
+	hi := slices.MaxFunc(omitted, func(a, b limitMark) int { return cmp.Compare(a.rate, b.rate) })
+	if len(drawn) == 0 {
+		return fmt.Sprintf("The limit, %s/s, applies to each key on its own; summed over the %d keys, %s, "+
+			"it is far above anything admitted and not drawn.", num(hi.perKey), hi.keys, rate(hi.rate))
+	}
+	var labels []string
+	for _, m := range omitted {
+		if !slices.Contains(labels, m.label) {
+			labels = append(labels, m.label)
+		}
+	}
+	return s + fmt.Sprintf(" For %s, with several keys, the limit applies to each key on its own, and its sum over them "+
+		"(up to %s) is far above anything admitted and not drawn.", strings.Join(labels, ", "), rate(hi.rate))
 }
 
 // labelLegend adds one entry per label in first-seen order, in the style
@@ -132,80 +522,30 @@ func labelLegend(leg *legend, sides []side, keep func(curve) bool) {
 	}
 	if len(sides) > 1 {
 		for g, sd := range sides {
-			ls := draw.LineStyle{Color: ink, Width: vg.Points(1.5)}
+			var d []vg.Length
 			if g > 0 {
-				ls.Dashes = dashed
+				d = dashed
 			}
-			leg.add(sd.name, swatch{line: ls})
+			leg.add(sd.name, stripes{width: 1.6, dashes: d})
 		}
 	}
 }
 
-// rateChart draws admitted per second over time, one line per curve with
-// the limit dashed, over a second panel of rejected per second.
+// rateChart draws admitted and rejected per second over time: one panel
+// per label (rateFigure).
 func rateChart(file string, sides []side) (chart, error) {
-	top := newPlot("", "admitted per second")
-	bottom := newPlot("time since start (s)", "rejected per second")
-	top.X.Tick.Marker = unlabelled{plainTicks{}}
-	var end float64
-	binNS, k := int64(0), 1
-	for _, sd := range sides {
-		for i, c := range sd.curves {
-			// Earlier lines are drawn wider so that identical ones stay visible.
-			width := 1.2 + 2*float64(len(sd.curves)-1-i)/float64(max(len(sd.curves)-1, 1))
-			s := c.run.Series
-			if s.BinNS <= 0 {
-				continue
-			}
-			perW := int((sd.policy.WindowNS + s.BinNS - 1) / s.BinNS)
-			adm, ka := rateXY(s.Admitted, s.BinNS, perW)
-			rej, _ := rateXY(s.Rejected, s.BinNS, perW)
-			for _, part := range []struct {
-				p   *plot.Plot
-				xys plotter.XYs
-			}{{top, adm}, {bottom, rej}} {
-				if len(part.xys) > 0 {
-					part.p.Add(lines(part.xys, plotter.PostStep, c.style.line(width), nil)...)
-					end = max(end, part.xys[len(part.xys)-1].X)
-				}
-			}
-			binNS, k = s.BinNS, ka
-		}
+	f, notes := rateFigure(sides)
+	caption := fmt.Sprintf("Cost admitted (served, for shapers) per second, in each run's colour, and rejected per second, "+
+		"in grey, in steps of %v: one panel per run, all on the same axes. %s", notes.step, notes.limit)
+	switch {
+	case notes.drained:
+		caption += fmt.Sprintf(" The workload ended at %s; the shaded part after it is a shaper still serving its queue "+
+			"(its drain, whose length the panel's title gives: a longer one is cut at the axis's end).", fmtNS(notes.end))
+	case notes.end > 0:
+		caption += fmt.Sprintf(" The x axis ends where the workload did, at %s.", fmtNS(notes.end))
 	}
-	leg := newLegend()
-	labelLegend(leg, sides, func(c curve) bool { return c.run.Series.BinNS > 0 })
-	end = max(end, 1e-9)
-	var limits []float64
-	for g, sd := range sides {
-		limit := perSecond(sd.policy)
-		if limit == 0 || slices.Contains(limits, limit) { // no limit known, or drawn
-			continue
-		}
-		limits = append(limits, limit)
-		ls := draw.LineStyle{Color: ink, Width: vg.Points(1), Dashes: dashed}
-		name := fmt.Sprintf("limit %s/s", num(limit))
-		if g > 0 {
-			ls.Dashes = dotted
-			name += " (" + sd.name + ")"
-		}
-		top.Add(hline(limit, 0, end, ls))
-		leg.add(name, swatch{line: ls})
-		top.Y.Max = math.Max(top.Y.Max, limit*1.1)
-	}
-	for _, p := range []*plot.Plot{top, bottom} {
-		p.X.Min, p.X.Max = 0, end
-		p.Y.Min = 0
-	}
-	png, err := figure{title: "Admitted and rejected per second", height: 5.2 * vg.Inch,
-		plots: [][]*plot.Plot{{top}, {bottom}}, legend: leg}.png()
-	step := time.Duration(int64(k) * binNS)
-	return chart{
-		File:  file,
-		Title: "Admitted and rejected per second",
-		Caption: fmt.Sprintf("Cost admitted (served, for shapers) and rejected per second, in steps of %v; "+
-			"the dashed line is the limit L/W (per key when there are several keys).", step),
-		PNG: png,
-	}, err
+	png, err := f.png()
+	return chart{File: file, Title: "Admitted and rejected per second", Caption: caption, PNG: png}, err
 }
 
 // burstChart draws, per label, the most admitted in any span W as a
@@ -232,41 +572,41 @@ func burstChart(file string, sides []side) (chart, error) {
 		theories = len(sides)
 	}
 	bars := len(groups) + theories
+	p.Add(vline(1, -0.5, float64(n)-0.5, limitLine)) // under the bars
 	hi, err := addBurstBars(p, order, byLabel, theories)
 	if err != nil {
 		return chart{}, err
 	}
-	limit := draw.LineStyle{Color: ink, Width: vg.Points(1), Dashes: dashed}
-	p.Add(vline(1, -0.5, float64(n)-0.5, limit))
 	p.X.Min, p.X.Max = 0, math.Max(hi, 1)*1.2
 	p.Y.Min, p.Y.Max = -0.5, float64(n)-0.5
 	leg := newLegend()
 	for g, sd := range sides {
-		name, f := sd.name, palette[0]
-		if len(sides) == 1 {
-			name = "observed"
+		name := "observed, in the run's colour"
+		if len(sides) > 1 {
+			name = sd.name + ", in the run's colour"
+			if g > 0 {
+				name = sd.name + ", the same lighter"
+			}
 		}
-		if g > 0 {
-			f = lighter(f)
-		}
-		leg.add(name, swatch{fill: f})
+		leg.add(name, stripes{box: true, light: g > 0})
 	}
 	for k := range theories {
-		name := "theory"
+		name := "theory: the worst case allowed"
 		if theories > 1 {
-			name += ", " + sides[k].name
+			name = "theory, " + sides[k].name
 		}
-		leg.add(name, swatch{fill: theoryFill(k)})
+		leg.add(name, swatch{outline: true, line: theoryLine(k)})
 	}
-	leg.add("limit L", swatch{line: limit})
+	leg.add("limit L", swatch{line: limitLine})
 	png, err := figure{title: "Most admitted in any span W, against theory",
 		height: vg.Length(n)*(vg.Length(bars)*barWidth+vg.Points(10)) + 1.3*vg.Inch,
-		plots:  [][]*plot.Plot{{p}}, legend: leg}.png()
+		plots:  [][]*plot.Plot{{p}}, legend: leg, legendTop: true}.png()
 	return chart{
 		File:  file,
 		Title: "Burst ratio against theory",
 		Caption: "The most cost admitted (served, for shapers) for one key in any span of W, " +
-			"counted exactly, divided by L; grey bars are the worst case the algorithm allows in theory.",
+			"counted exactly, divided by L, in each run's colour; the outlined bars are the worst case " +
+			"the algorithm allows in theory, and the grey band is the limit (1x).",
 		PNG: png,
 	}, err
 }
@@ -290,7 +630,7 @@ func addBurstBars(p *plot.Plot, order []string, byLabel []map[string]curve, theo
 			if g > 0 {
 				fill = lighter(fill)
 			}
-			if err := addBar(p, y, c.run.BurstRatio, fill, bars, g); err != nil {
+			if err := addBar(p, y, c.run.BurstRatio, fill, bars, g, draw.LineStyle{}); err != nil {
 				return 0, err
 			}
 			hi = math.Max(hi, c.run.BurstRatio)
@@ -306,7 +646,7 @@ func addBurstBars(p *plot.Plot, order []string, byLabel []map[string]curve, theo
 				continue
 			}
 			th := theoryRatio(*c.run)
-			if err := addBar(p, y, th, theoryFill(k), bars, groups+k); err != nil {
+			if err := addBar(p, y, th, nil, bars, groups+k, theoryLine(k)); err != nil {
 				return 0, err
 			}
 			hi = math.Max(hi, th)
@@ -330,12 +670,14 @@ func addBurstBars(p *plot.Plot, order []string, byLabel []map[string]curve, theo
 	return hi, nil
 }
 
-// theoryFill is the grey of the k-th side's theory bars.
-func theoryFill(k int) color.RGBA {
+// theoryLine is the outline of the k-th side's theory bars: grey, dashed
+// for the second side.
+func theoryLine(k int) draw.LineStyle {
+	ls := draw.LineStyle{Color: color.RGBA{0x88, 0x88, 0x88, 0xff}, Width: vg.Points(1)}
 	if k > 0 {
-		return lighter(faint)
+		ls.Dashes = []vg.Length{vg.Points(3), vg.Points(2)}
 	}
-	return faint
+	return ls
 }
 
 // barWidth is the thickness of one bar of burstChart.
@@ -347,8 +689,9 @@ func barOffset(bars, g int) vg.Length {
 	return (vg.Length(bars-1)/2 - vg.Length(g)) * barWidth
 }
 
-// addBar adds bar g of bars, of value v, on row y.
-func addBar(p *plot.Plot, y, v float64, fill color.Color, bars, g int) error {
+// addBar adds bar g of bars, of value v, on row y: filled with fill, or
+// when fill is nil, white and outlined with outline.
+func addBar(p *plot.Plot, y, v float64, fill color.Color, bars, g int, outline draw.LineStyle) error {
 	b, err := plotter.NewBarChart(plotter.Values{v}, barWidth)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -358,6 +701,10 @@ func addBar(p *plot.Plot, y, v float64, fill color.Color, bars, g int) error {
 	b.Offset = barOffset(bars, g)
 	b.Color = fill
 	b.LineStyle.Width = 0
+	if fill == nil {
+		b.Color = color.White
+		b.LineStyle = outline
+	}
 	p.Add(b)
 	return nil
 }

@@ -22,6 +22,9 @@ type CompareOptions struct {
 	// NameA and NameB name the two results on the page and in legends,
 	// typically their folders.
 	NameA, NameB string
+	// Args is the command line that made the comparison (os.Args), shown
+	// on the page as the command that reproduces it; nil for none.
+	Args []string
 }
 
 // Compare renders two results side by side into dir (created if missing):
@@ -61,7 +64,8 @@ func Compare(dir string, a, b *result.Result, opts CompareOptions) error {
 }
 
 // compareSides returns the two results as chart sides: a label keeps its
-// colour on both, B's lines are dashed.
+// colour on both, B's lines are dashed (dotted past the palette's end,
+// where A's are dash-dot).
 func compareSides(a, b *result.Result, opts CompareOptions) []side {
 	colour := map[string]int{}
 	mk := func(r *result.Result, dash bool) []curve {
@@ -74,17 +78,14 @@ func compareSides(a, b *result.Result, opts CompareOptions) []side {
 			}
 			cs[i].style = styleOf(n)
 			if dash {
-				cs[i].style.dashes = dashed
-				if n >= len(palette) {
-					cs[i].style.dashes = dotted
-				}
+				cs[i].style = cs[i].style.sideB()
 			}
 		}
 		return cs
 	}
 	return []side{
-		{name: opts.NameA, curves: mk(a, false), policy: a.Policy},
-		{name: opts.NameB, curves: mk(b, true), policy: b.Policy},
+		{name: opts.NameA, curves: mk(a, false), policy: a.Policy, end: workloadEnd(a)},
+		{name: opts.NameB, curves: mk(b, true), policy: b.Policy, end: workloadEnd(b)},
 	}
 }
 
@@ -119,11 +120,11 @@ func compareCharts(a, b *result.Result, opts CompareOptions) ([]chart, error) {
 
 // sideView is one result on compare.html.
 type sideView struct {
-	Name, Subtitle, Command string
-	Readings                []sentence
-	Warnings                []string
-	Rows                    []row
-	Meta, Workload          []kv
+	Side, Name, Subtitle, Command string
+	Readings                      []sentence
+	Warnings                      []string
+	Rows                          []row
+	Meta, Workload                []kv
 }
 
 // diffCell is one measure of one run on both sides and its change.
@@ -141,9 +142,9 @@ type diffRow struct {
 // compareView is what compare.tmpl renders.
 type compareView struct {
 	Title, Version string
+	Command        string
 	NameA, NameB   string
-	Heads          []string
-	Diff           []diffRow
+	Diffs          []diffTable
 	Sides          []sideView
 	Charts         []figureView
 }
@@ -151,20 +152,44 @@ type compareView struct {
 // diffHeads name the measures of the differences table.
 var diffHeads = []string{"admitted", "rejected", "burst ratio", "disagree %", "Jain", "p99", "max latency"}
 
+// diffTable is part of the differences table: some of its measures.
+type diffTable struct {
+	Heads []string
+	Rows  []diffRow
+}
+
+// diffSplit is where the page breaks the differences table in two, counts
+// and ratios then fairness and latency, so that each fits the width of a
+// screen: three columns a measure are too many for one.
+const diffSplit = 4
+
+// diffTables splits the differences table at diffSplit.
+func diffTables(rows []diffRow) []diffTable {
+	var out []diffTable
+	for _, part := range [][2]int{{0, diffSplit}, {diffSplit, len(diffHeads)}} {
+		t := diffTable{Heads: diffHeads[part[0]:part[1]]}
+		for _, r := range rows {
+			t.Rows = append(t.Rows, diffRow{Label: r.Label, Cells: r.Cells[part[0]:part[1]]})
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
 // compareHTML returns compare.html for a and b with the given charts.
 func compareHTML(a, b *result.Result, charts []chart, opts CompareOptions) ([]byte, error) {
 	v := compareView{
 		Title:   fmt.Sprintf("ratebench compare: %s vs %s", opts.NameA, opts.NameB),
 		Version: a.Meta.Version,
+		Command: command(opts.Args),
 		NameA:   opts.NameA, NameB: opts.NameB,
-		Heads:  diffHeads,
-		Diff:   diffRows(a, b),
+		Diffs:  diffTables(diffRows(a, b)),
 		Charts: figures(charts, true),
 	}
 	for i, r := range []*result.Result{a, b} {
 		name := []string{opts.NameA, opts.NameB}[i]
 		v.Sides = append(v.Sides, sideView{
-			Name: name, Subtitle: fmt.Sprintf("%s workload; %s", r.WorkloadName(), subtitle(r)),
+			Side: []string{"A", "B"}[i], Name: name, Subtitle: fmt.Sprintf("%s workload; %s", r.WorkloadName(), subtitle(r)),
 			Command: command(r.Meta.Args), Readings: readings(r), Warnings: r.Meta.Warnings,
 			Rows: rows(r), Meta: metaKV(r.Meta), Workload: workloadKV(r.Workload),
 		})

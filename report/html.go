@@ -151,7 +151,7 @@ func figures(charts []chart, link bool) []figureView {
 
 // subtitle states the policy, the number of runs and the mode.
 func subtitle(r *result.Result) string {
-	s := fmt.Sprintf("%s; %d runs", r.Policy.String(), len(r.Runs))
+	s := fmt.Sprintf("%s; %d %s", r.Policy.String(), len(r.Runs), plural(len(r.Runs), "run", "runs"))
 	if r.Meta.Mode != "" {
 		s += "; mode " + r.Meta.Mode
 	}
@@ -159,6 +159,14 @@ func subtitle(r *result.Result) string {
 		s += "; started " + r.Meta.StartedAt.UTC().Format(time.RFC3339)
 	}
 	return s
+}
+
+// plural picks the word for n things.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // command returns the shell command that reproduces a run from its

@@ -86,29 +86,33 @@ func latencyChart(file string, sides []side, mode string) (chart, error) {
 	if mode == "sim" {
 		what = "delay"
 	}
-	// Linear like HdrHistogram's plotter, unless the maxima are so far
-	// apart that the smaller lines would lie flat on the axis.
-	logY := false
-	for _, s := range specs {
-		logY = logY || float64(s.h.Max())*30 < top
-	}
-	div, unit := timeUnit(top)
-	ylabel := fmt.Sprintf("%s (%s)", what, unit)
-	if logY {
-		div, ylabel = 1, what+", log scale"
-	}
-	p := newPlot("percentile", ylabel)
+	// Values in ns on a log axis from a whole decade: a linear one flattens
+	// everything under a tenth of the max. At most seven decades below the
+	// max are shown; lower values, and delays of zero (recorded as 1ns),
+	// are drawn at the bottom edge.
+	p := newPlot("percentile", what+", log scale")
 	leg := newLegend()
 	hiX, lo := 100.0, math.Inf(1)
-	for _, s := range specs {
-		xys := spectrum(s.h, div)
-		for _, xy := range xys {
-			if xy.Y > 0 {
+	spectra := make([]plotter.XYs, len(specs))
+	for i, s := range specs {
+		spectra[i] = spectrum(s.h, 1)
+		for _, xy := range spectra[i] {
+			if xy.Y > result.HistLowest { // not a delay of zero
 				lo = math.Min(lo, xy.Y)
 			}
 		}
+		hiX = math.Max(hiX, spectra[i][len(spectra[i])-1].X)
+	}
+	p.Y.Min, p.Y.Max = logRange(lo, top, 7)
+	clamped := false
+	for i, s := range specs {
+		xys := spectra[i]
+		for j := range xys {
+			if xys[j].Y < p.Y.Min {
+				xys[j].Y, clamped = p.Y.Min, true
+			}
+		}
 		p.Add(lines(xys, plotter.NoStep, s.c.style.line(1.5), nil)...)
-		hiX = math.Max(hiX, xys[len(xys)-1].X)
 		if len(sides) == 1 {
 			leg.add(fmt.Sprintf("%s (max %s)", s.c.label, fmtNS(s.h.Max())), swatch{line: s.c.style.line(2)})
 		}
@@ -124,28 +128,41 @@ func latencyChart(file string, sides []side, mode string) (chart, error) {
 		p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XCenter, draw.YTop
 	}
 	p.X.Min, p.X.Max = 1, hiX
-	p.Y.Min = 0
-	p.Y.Max = math.Max(p.Y.Max, 1e-9) * 1.05
-	if logY {
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = durationTicks{}
-		p.Y.Min = math.Max(lo, 1/div)
-		if math.IsInf(lo, 1) {
-			p.Y.Min = 1 / div
-		}
-		p.Y.Max = top / div * 1.5
-	}
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = durationTicks{}
 	title := "Latency by percentile"
-	caption := "Latency (done minus intended send time) at each percentile up to the max; " +
+	caption := "Latency (done minus intended send time) at each percentile up to the max, on a log scale; " +
 		"the x axis stretches the tail as HdrHistogram's plotter does (log of 1/(1-p))."
 	if mode == "sim" {
 		title = "Shaper delay by percentile"
-		caption = "The delay a shaper put on the requests it admitted, at each percentile up to the max; " +
+		caption = "The delay a shaper put on the requests it admitted, at each percentile up to the max, on a log scale; " +
 			"meters decide instantly in virtual time and have no line. The x axis stretches the tail " +
 			"as HdrHistogram's plotter does (log of 1/(1-p))."
 	}
+	switch {
+	case clamped && mode == "sim":
+		caption += fmt.Sprintf(" Delays under %s, zero among them, are drawn at the bottom edge.", fmtNS(int64(p.Y.Min)))
+	case clamped:
+		caption += fmt.Sprintf(" Values under %s are drawn at the bottom edge.", fmtNS(int64(p.Y.Min)))
+	}
 	png, err := figure{title: title, height: 4.2 * vg.Inch, plots: [][]*plot.Plot{{p}}, legend: leg}.png()
 	return chart{File: file, Title: title, Caption: caption, PNG: png}, err
+}
+
+// logRange returns the range of a log axis of ns for values in [lo, hi]:
+// from the whole decade at or below lo, but at most most decades below
+// hi, to half as much again as hi, so that the top line stays clear of
+// the frame, and at least one decade.
+func logRange(lo, hi float64, most int) (float64, float64) {
+	if !(hi > 0) {
+		return 1, 10
+	}
+	bottom := math.Floor(math.Log10(hi) + 1e-9)
+	if lo > 0 && !math.IsInf(lo, 1) {
+		bottom = math.Min(bottom, math.Floor(math.Log10(lo)+1e-9))
+	}
+	bottom = math.Max(math.Max(bottom, math.Ceil(math.Log10(hi))-float64(most)), 0)
+	return math.Pow10(int(bottom)), math.Max(hi*1.5, math.Pow10(int(bottom)+1))
 }
 
 // durationTicks marks the decades of a log axis of nanoseconds with

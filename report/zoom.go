@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"image/color"
 	"math"
 	"slices"
 
@@ -27,81 +28,97 @@ func attackedEdge(cs []curve, window int64) int64 {
 	return max(edge, window)
 }
 
+// zoomHalf is how far the zoom reaches each side of the edge (ns): W/2,
+// or ten bins where the bins are finer (a boundary run's are as wide as
+// each half of its attack), and at least five bins.
+func zoomHalf(window, bin int64) int64 { return max(min(window/2, 10*bin), 5*bin) }
+
+// attackColour shades the span of the boundary attack.
+var attackColour = color.RGBA{0xfd, 0xed, 0xc4, 0xff}
+
 // boundaryChart draws one small panel per run: what it admitted per time
-// bin from W/2 before to W/2 after the attacked window edge, the edge dotted
-// and the limit L dashed. The panel title gives the exact most admitted
-// in any span W.
-func boundaryChart(cs []curve, pol result.PolicyJSON) (chart, error) {
+// bin around the attacked window edge (zoomHalf each side), the edge dotted, the attack's span shaded and the limit
+// L as a band. The panel titles give the exact most admitted in any span
+// W, and the time from its first admit to its last. attack is the length
+// of each half of the attack (the workload's edge_ns), 0 when not known.
+func boundaryChart(cs []curve, pol result.PolicyJSON, attack int64) (chart, error) {
+	f, bin := boundaryFigure(cs, pol, attack)
+	png, err := f.png()
+	caption := fmt.Sprintf("Cost admitted (served, for shapers) per bin of %s, the series' bins in result.json, "+
+		"from %s before to %[2]s after the window edge where the worst span ended, one panel per run on the same axes. ",
+		fmtNS(bin), fmtNS(zoomHalf(pol.WindowNS, bin)))
+	switch {
+	case attack > 0 && attack < bin:
+		caption += fmt.Sprintf("The attack (shaded) sends L in the %s before the edge and L in the %[1]s after it: "+
+			"shorter than a bin, so each half lands in one or two bins, which cannot show how close together "+
+			"the admits were. The panel titles give it exactly: the most admitted in any span W, and the time "+
+			"from the first to the last admit inside it.", fmtNS(attack))
+	case attack > 0:
+		caption += fmt.Sprintf("The attack (shaded) sends L in the %s before the edge and L in the %[1]s after it. "+
+			"Panel titles give the exact most admitted in any span W, and the time from the first to the last admit inside it.", fmtNS(attack))
+	default:
+		caption += "Panel titles give the exact most admitted in any span W, and the time from the first to the last admit inside it."
+	}
+	return chart{File: BoundaryFile, Title: "The window-boundary attack, up close", Caption: caption, PNG: png}, err
+}
+
+// boundaryFigure lays out boundaryChart; it also returns the bin width.
+func boundaryFigure(cs []curve, pol result.PolicyJSON, attack int64) (figure, int64) {
 	edge := attackedEdge(cs, pol.WindowNS)
 	var bin int64 = 1
 	for _, c := range cs {
 		bin = max(bin, c.run.Series.BinNS)
 	}
-	half := max(pol.WindowNS/2, 5*bin)
+	half := zoomHalf(pol.WindowNS, bin)
 	div, unit := timeUnit(float64(half))
-	cols := min(3, len(cs))
-	rows := (len(cs) + cols - 1) / cols
-	grid := make([][]*plot.Plot, rows)
-	for j := range grid {
-		grid[j] = make([]*plot.Plot, cols)
-	}
+	grid, cols := panelGrid(len(cs), 3)
 	limit := float64(pol.Limit)
-	ymax := limit
+	hi := limit
 	edgeStyle := draw.LineStyle{Color: ink, Width: vg.Points(1), Dashes: dotted}
-	limitStyle := draw.LineStyle{Color: ink, Width: vg.Points(0.8), Dashes: dashed}
 	x0, x1 := -float64(half)/div, float64(half)/div
+	series := make([]plotter.XYs, len(cs))
 	for i, c := range cs {
-		xlabel, ylabel := fmt.Sprintf("%s from the edge", unit), ""
-		if i%cols == 0 {
-			ylabel = "admitted per bin"
+		series[i] = zoomXY(c.run.Series, edge, half, div)
+		for _, xy := range series[i] {
+			hi = math.Max(hi, xy.Y)
 		}
-		p := newPlot(xlabel, ylabel)
-		p.X.Label.TextStyle = textStyle(8.5)
-		p.X.Label.TextStyle.XAlign = draw.XCenter
-		p.Y.Label.TextStyle = textStyle(8.5)
-		p.Y.Label.TextStyle.XAlign = draw.XCenter
-		p.Add(corner{fmt.Sprintf("%s\n%s in one W (%.2fx)", c.label, group(c.run.MaxAdmittedInWindow), c.run.BurstRatio)})
-		xys := zoomXY(c.run.Series, edge, half, div)
-		if len(xys) > 0 {
+	}
+	yMax := headroom(hi)
+	for i, c := range cs {
+		title := fmt.Sprintf("%s\n%s in one W (%.2fx)", c.label, group(c.run.MaxAdmittedInWindow), c.run.BurstRatio)
+		if c.run.MaxWindowSpanNS > 0 {
+			title += ", within " + fmtNS(int64(roundSig(float64(c.run.MaxWindowSpanNS), 3))) // 9.999ms is 10.0ms
+		}
+		p := panelPlot(title, i, len(cs), cols, fmt.Sprintf("%s from the edge", unit), "admitted per bin")
+		if attack > 0 {
+			p.Add(box(-float64(attack)/div, 0, float64(attack)/div, yMax, attackColour))
+		}
+		if limit > 0 {
+			p.Add(hline(limit, x0, x1, limitLine))
+		}
+		if xys := series[i]; len(xys) > 0 {
 			p.Add(&plotter.Line{XYs: xys, StepStyle: plotter.PostStep, LineStyle: c.style.line(1.2),
 				FillColor: translucent(c.style.color, 0x70)})
-			for _, xy := range xys {
-				ymax = math.Max(ymax, xy.Y)
-			}
 		}
-		p.Add(hline(limit, x0, x1, limitStyle))
+		p.Add(vline(0, 0, yMax, edgeStyle))
 		p.X.Min, p.X.Max = x0, x1
+		p.Y.Min, p.Y.Max = 0, yMax
 		grid[i/cols][i%cols] = p
-	}
-	for i := range cs {
-		p := grid[i/cols][i%cols]
-		p.Add(vline(0, 0, ymax*1.45, edgeStyle))
-		p.Y.Min, p.Y.Max = 0, ymax*1.45
 	}
 	leg := newLegend()
 	leg.add("window edge", swatch{line: edgeStyle})
-	leg.add(fmt.Sprintf("L = %d", pol.Limit), swatch{line: limitStyle})
-	png, err := figure{title: fmt.Sprintf("Around the window edge at t=%s", fmtNS(edge)), height: vg.Length(rows)*1.9*vg.Inch + 0.7*vg.Inch,
-		plots: grid, legend: leg}.png()
-	return chart{
-		File:  BoundaryFile,
-		Title: "The window-boundary attack, up close",
-		Caption: fmt.Sprintf("Cost admitted (served, for shapers) per bin of %s from W/2 before to W/2 after the window edge "+
-			"where the worst span ended; the attack sends L just before the edge and L just after. "+
-			"Panel titles give the exact most admitted in any span W.", fmtNS(bin)),
-		PNG: png,
-	}, err
-}
-
-// corner is a plotter that writes a panel's title in its top-left
-// corner, inside the data area, so that it never changes the layout.
-type corner struct{ text string }
-
-// Plot implements plot.Plotter.
-func (c corner) Plot(dc draw.Canvas, _ *plot.Plot) {
-	ts := textStyle(9)
-	ts.XAlign, ts.YAlign = draw.XLeft, draw.YTop
-	dc.FillText(ts, vg.Point{X: dc.Min.X + vg.Points(4), Y: dc.Max.Y - vg.Points(2)}, c.text)
+	if attack > 0 {
+		leg.add(fmt.Sprintf("the attack: %s each side of the edge", fmtNS(attack)), swatch{fill: attackColour})
+	}
+	if limit > 0 {
+		leg.add(fmt.Sprintf("L = %d, a whole window's limit", pol.Limit), swatch{line: limitLine})
+	}
+	rowH := 2 * vg.Inch
+	if len(grid) > 2 {
+		rowH = 1.75 * vg.Inch
+	}
+	return figure{title: fmt.Sprintf("Around the window edge at t=%s, in bins of %s", fmtNS(edge), fmtNS(bin)),
+		height: vg.Length(len(grid))*rowH + 1.1*vg.Inch, plots: grid, legend: leg, legendTop: true}, bin
 }
 
 // zoomXY returns the admitted bins of s that overlap [edge-half,
@@ -177,7 +194,7 @@ func keysChart(cs []curve) (chart, error) {
 		p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
 		p.X.Min, p.Y.Min = 1, lo
 	} else {
-		p.Y.Min = 0
+		p.Y.Min, p.Y.Max = 0, headroom(hi)
 	}
 	png, err := figure{title: "Admitted per key", height: 4 * vg.Inch, plots: [][]*plot.Plot{{p}}, legend: leg}.png()
 	return chart{

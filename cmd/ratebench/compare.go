@@ -42,7 +42,9 @@ func (e *env) compareCommand() *command {
 		if err != nil {
 			return err
 		}
-		opts := report.CompareOptions{NameA: filepath.Clean(dirs[0]), NameB: filepath.Clean(dirs[1])}
+		// The folders name the sides as given, and the page shows the
+		// command line as given: relative paths stay relative.
+		opts := report.CompareOptions{NameA: filepath.Clean(dirs[0]), NameB: filepath.Clean(dirs[1]), Args: e.args}
 		if err := report.CompareTable(e.stdout, a, b, opts); err != nil {
 			return err
 		}

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -59,5 +62,58 @@ func TestCompareBadInput(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(a); len(entries) != 1 {
 		t.Errorf("bad compares wrote into A: %v", entries)
+	}
+}
+
+// TestRecordedCommand: result.json records the program as "ratebench",
+// not the path it ran from (go run's build cache, a temporary build), and
+// the arguments as given; the pages show them, compare.html also the
+// compare command itself, relative paths relative.
+func TestRecordedCommand(t *testing.T) {
+	t.Chdir(t.TempDir())
+	const program = "/root/.cache/go-build/ab/abcdef/exe/ratebench"
+	run := func(args ...string) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		e := &env{stdout: &out, stderr: &errb, args: append([]string{program}, args...)}
+		if code := e.main(context.Background(), args); code != 0 {
+			t.Fatalf("%q: exit %d: %s", args, code, errb.String())
+		}
+	}
+	args := func(dir string) []string {
+		t.Helper()
+		r, err := readResult(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Meta.Args
+	}
+
+	run("boundary", "-out", "live")
+	if got, want := args("live"), []string{"ratebench", "boundary", "-out", "live"}; !slices.Equal(got, want) {
+		t.Errorf("boundary recorded %q, want %q", got, want)
+	}
+	run("boundary", "-out", "other")
+	run("merge", "-out", "merged", "live", "other")
+	if got, want := args("merged"), []string{"ratebench", "merge", "-out", "merged", "live", "other"}; !slices.Equal(got, want) {
+		t.Errorf("merge recorded %q, want %q", got, want)
+	}
+
+	run("compare", "-out", "cmp", "live", "other")
+	page, err := os.ReadFile(filepath.Join("cmp", "compare.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"<pre><code>ratebench compare -out cmp live other</code></pre>", // the comparison
+		"<pre><code>ratebench boundary -out live</code></pre>",          // its sides
+		"<pre><code>ratebench boundary -out other</code></pre>",
+	} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("compare.html lacks %q", want)
+		}
+	}
+	if strings.Contains(string(page), "go-build") {
+		t.Error("compare.html names the build cache")
 	}
 }
