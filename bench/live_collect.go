@@ -92,7 +92,7 @@ func (c *liveCollector) begin(pol algorithms.Policy, source string) {
 	if c.p.cfg.Theory != nil && pol.Limit > 0 { // else no theory either
 		t.Theory = c.p.cfg.Theory(pol)
 	}
-	bin := BinWidth(pol.Window, c.p.cfg.span())
+	bin := seriesBin(pol.Window, c.p.cfg.span(), c.p.cfg.Workload)
 	if c.p.cfg.Bin > 0 {
 		bin = int64(c.p.cfg.Bin)
 	}

@@ -23,7 +23,8 @@ type Config struct {
 	// plus 1ns (workload.Info.Span). A live pass stops sending at its span.
 	Span time.Duration
 	// Bin is the width of a series bin; 0 picks W/10, widened so that a
-	// run has at most 4000 bins.
+	// run has at most 4000 bins, or for the boundary workload the span of
+	// each half of an attack, so that a zoom on an edge can show it.
 	Bin      time.Duration
 	Progress Progress
 	// Trace, when set, receives every request of the run, in send order
@@ -48,7 +49,21 @@ func (c Config) bin() int64 {
 	if c.Bin > 0 {
 		return int64(c.Bin)
 	}
-	return BinWidth(c.Policy.Window, c.span())
+	return seriesBin(c.Policy.Window, c.span(), c.Workload)
+}
+
+// maxEdgeBins bounds the bins of a boundary run's series, which are as
+// fine as its attacks.
+const maxEdgeBins = 20000
+
+// seriesBin is the series bin (ns) of a run of w over span: BinWidth, but
+// for the boundary workload the span of each half of an attack (at most
+// maxEdgeBins of them).
+func seriesBin(window, span time.Duration, w workload.Spec) int64 {
+	if e := w.EdgeSpan(); e > 0 && span/e <= maxEdgeBins {
+		return int64(e)
+	}
+	return BinWidth(window, span)
 }
 
 // BinWidth is the series bin (ns) for a window over a span: W/10, widened so

@@ -204,7 +204,7 @@ func (s Spec) withDefaults(g *generator) Spec {
 			}
 		}
 	case "boundary":
-		if s.Edge == 0 {
+		if s.Edge == 0 { // as EdgeSpan says
 			s.Edge = max(s.Window/defaultEdgeDivisor, 1)
 		}
 		if s.EveryWindows == 0 {
@@ -293,4 +293,16 @@ func needRate(s Spec, name string) error {
 
 func positiveFinite(x float64) bool {
 	return x > 0 && !math.IsInf(x, 1)
+}
+
+// EdgeSpan is what each half of a boundary attack spans, Edge with its
+// default (Window/100) filled in; 0 for the other workloads.
+func (s Spec) EdgeSpan() time.Duration {
+	switch {
+	case s.Name != "boundary":
+		return 0
+	case s.Edge > 0:
+		return s.Edge
+	}
+	return max(s.Window/defaultEdgeDivisor, 1)
 }
