@@ -63,14 +63,25 @@ func Compare(dir string, a, b *result.Result, opts CompareOptions) error {
 	return nil
 }
 
-// compareSides returns the two results as chart sides: a label keeps its
-// colour on both, B's lines are dashed (dotted past the palette's end,
+// compareSides returns the two results as chart sides: a pair of runs
+// (pairRuns) keeps one label and one colour on both, B's lines are dashed (dotted past the palette's end,
 // where A's are dash-dot).
 func compareSides(a, b *result.Result, opts CompareOptions) []side {
+	// A pair of runs with different labels (an attack beside the run of
+	// its server's algorithm) shares one label, one panel and one colour.
+	paired := map[*result.Run]string{}
+	for _, p := range pairRuns(a, b) {
+		if p.a != nil && p.b != nil {
+			paired[p.a], paired[p.b] = p.label, p.label
+		}
+	}
 	colour := map[string]int{}
 	mk := func(r *result.Result, dash bool) []curve {
 		cs := curvesOf(r)
 		for i := range cs {
+			if l, ok := paired[cs[i].run]; ok {
+				cs[i].label = l
+			}
 			n, ok := colour[cs[i].label]
 			if !ok {
 				n = len(colour)

@@ -96,6 +96,24 @@ func TestPairRuns(t *testing.T) {
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("pairs %q, want %q", got, tc.want)
 			}
+			// The charts draw each pair under one label, in one colour.
+			sides := compareSides(a, b, CompareOptions{})
+			var labels []string
+			colour := map[string]style{}
+			for _, sd := range sides {
+				for _, c := range sd.curves {
+					if !slices.Contains(labels, c.label) {
+						labels = append(labels, c.label)
+					}
+					if prev, ok := colour[c.label]; ok && prev.color != c.style.color {
+						t.Errorf("%q drawn in two colours", c.label)
+					}
+					colour[c.label] = c.style
+				}
+			}
+			if slices.Sort(labels); !slices.Equal(labels, slices.Sorted(slices.Values(tc.want))) {
+				t.Errorf("chart labels %q, want the pairs' %q", labels, tc.want)
+			}
 		})
 	}
 }
