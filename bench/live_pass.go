@@ -122,7 +122,7 @@ func livePassRun(ctx context.Context, cfg LiveConfig, t Target, calibrate bool) 
 // and the collector measured into a Run.
 func (p *livePass) run(ctx context.Context, coll *liveCollector) (*result.Run, error) {
 	cfg := p.cfg
-	stream, err := workload.New(cfg.Workload)
+	stream, err := workload.NewShard(cfg.Workload, cfg.Shard)
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}

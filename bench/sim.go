@@ -30,6 +30,9 @@ type Config struct {
 	// Trace, when set, receives every request of the run, in send order
 	// (requests.csv). Nil costs nothing on the hot path.
 	Trace Tracer
+	// Shard, when not the whole schedule, plays only that shard's part of
+	// the workload (workload.NewShard): the same seeded schedule, filtered.
+	Shard workload.Shard
 }
 
 // span returns Span, or Workload.Duration when Span is 0.
@@ -125,7 +128,7 @@ func simPass(ctx context.Context, cfg Config, t Target, ref *bitset) (*result.Ru
 	if err != nil {
 		return nil, err
 	}
-	stream, err := workload.New(cfg.Workload)
+	stream, err := workload.NewShard(cfg.Workload, cfg.Shard)
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
@@ -189,7 +192,7 @@ func referencePass(ctx context.Context, cfg Config) (*bitset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bench: reference: %w", err)
 	}
-	stream, err := workload.New(cfg.Workload)
+	stream, err := workload.NewShard(cfg.Workload, cfg.Shard)
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -58,9 +59,12 @@ func Merge(inputs []Input) (*Result, error) {
 	if len(inputs) == 0 {
 		return nil, errors.New("result: merge: no results")
 	}
+	if err := checkShards(inputs); err != nil {
+		return nil, err
+	}
 	first := inputs[0].Result
 	out := &Result{Meta: first.Meta, Policy: first.Policy, Workload: maps.Clone(first.Workload)}
-	out.Meta.Hosts, out.Meta.Warnings, out.Meta.CPUs = nil, nil, 0
+	out.Meta.Hosts, out.Meta.Warnings, out.Meta.CPUs, out.Meta.Shard = nil, nil, 0, nil
 	for _, in := range inputs {
 		r := in.Result
 		if r.Policy != first.Policy {
@@ -382,4 +386,53 @@ func mergeLatency(m *Run, runs []Run) (string, error) {
 		m.Latency, m.LatencyHDR = PercentilesOf(h), EncodeHistogram(h)
 	}
 	return "", nil
+}
+
+// checkShards checks that inputs of which any is a shard (Meta.Shard) are
+// the shards of one schedule: each a shard, of the same seed, workload,
+// policy, mode, start instant and count N, each index 0..N-1 exactly once.
+func checkShards(inputs []Input) error {
+	sharded := false
+	for _, in := range inputs {
+		sharded = sharded || in.Result.Meta.Shard != nil
+	}
+	if !sharded {
+		return nil
+	}
+	first := inputs[0]
+	if first.Result.Meta.Shard == nil {
+		return fmt.Errorf("result: merge: %w: %s is not a shard, other inputs are", ErrMismatch, first.Name)
+	}
+	f := first.Result.Meta
+	seen := make(map[int]string, len(inputs))
+	for _, in := range inputs {
+		m := in.Result.Meta
+		sh := m.Shard
+		switch {
+		case sh == nil:
+			return fmt.Errorf("result: merge: %w: %s is not a shard, %s is", ErrMismatch, in.Name, first.Name)
+		case sh.Count != f.Shard.Count:
+			return fmt.Errorf("result: merge: %w: %s is a shard of %d, %s of %d", ErrMismatch, in.Name, sh.Count, first.Name, f.Shard.Count)
+		case m.Seed != f.Seed:
+			return fmt.Errorf("result: merge: %w: shard %s has seed %d, %s has %d", ErrMismatch, in.Name, m.Seed, first.Name, f.Seed)
+		case m.Mode != f.Mode:
+			return fmt.Errorf("result: merge: %w: shard %s ran in mode %s, %s in %s", ErrMismatch, in.Name, m.Mode, first.Name, f.Mode)
+		case sh.StartAtUnixNS != f.Shard.StartAtUnixNS:
+			return fmt.Errorf("result: merge: %w: shard %s starts at %d ns, %s at %d ns", ErrMismatch, in.Name, sh.StartAtUnixNS, first.Name, f.Shard.StartAtUnixNS)
+		case in.Result.Policy != first.Result.Policy:
+			return fmt.Errorf("result: merge: %w: shard %s has policy %s, %s has %s", ErrMismatch, in.Name, in.Result.Policy, first.Name, first.Result.Policy)
+		case !reflect.DeepEqual(in.Result.Workload, first.Result.Workload):
+			return fmt.Errorf("result: merge: %w: shard %s ran workload %v, %s ran %v", ErrMismatch, in.Name, in.Result.Workload, first.Name, first.Result.Workload)
+		}
+		if prev, ok := seen[sh.Index]; ok {
+			return fmt.Errorf("result: merge: %w: %s and %s are both shard %d/%d", ErrMismatch, prev, in.Name, sh.Index, sh.Count)
+		}
+		seen[sh.Index] = in.Name
+	}
+	for i := range f.Shard.Count {
+		if _, ok := seen[i]; !ok {
+			return fmt.Errorf("result: merge: %w: shard %d/%d is missing", ErrMismatch, i, f.Shard.Count)
+		}
+	}
+	return nil
 }

@@ -44,6 +44,18 @@ type Meta struct {
 	Warnings    []string  `json:"warnings,omitempty"`
 	// Hosts lists the hosts of the runs that `ratebench merge` combined.
 	Hosts []string `json:"hosts,omitempty"`
+	// Shard is the part of a schedule split over several processes that
+	// this run played (ratebench -shard I/N); nil for a whole schedule.
+	Shard *Shard `json:"shard,omitempty"`
+}
+
+// Shard identifies one part of a schedule split over Count processes:
+// Index in [0, Count), all started at StartAtUnixNS (0 for a simulation's
+// virtual zero).
+type Shard struct {
+	Index         int   `json:"index"`
+	Count         int   `json:"count"`
+	StartAtUnixNS int64 `json:"start_at_unix_ns"`
 }
 
 // PolicyJSON is the policy as written to result.json.

@@ -57,6 +57,7 @@ type attackFlags struct {
 	honor, noReport, insecure, connsSet, durationSet, noTrace bool
 	keysSet                                                   bool
 	phase                                                     phaseFlags
+	shard                                                     shardFlags
 }
 
 // Defaults of attack's flags.
@@ -94,6 +95,7 @@ func (f *attackFlags) register(fs *flag.FlagSet) {
 		"a range 127.0.0.2-127.0.0.9 (or 127.0.0.2-9), a list 127.0.0.2,127.0.0.3,::1, or both; key kN always leaves from address N mod their number "+
 		"(another key: by its hash), each address with connections of its own; all must be bound, and reach the server, before the attack starts")
 	f.phase.register(fs)
+	f.shard.register(fs)
 	fs.IntVar(&f.cpus, "cpus", 0, "CPUs the attack uses (GOMAXPROCS; default: all)")
 	fs.Uint64Var(&f.seed, "seed", 1, "workload seed")
 	fs.StringVar(&f.out, "out", "", "output folder: new, empty, or an earlier result's, whose outputs are replaced (default results/<timestamp>-attack)")
@@ -112,6 +114,8 @@ type attack struct {
 	cfg                          bench.LiveConfig
 	target                       bench.Target
 	url, method, keyHeader, algo string
+	shard                        shardRun
+	warnings                     []string // said before the attack starts
 }
 
 // check checks the flags, parses -source-addrs into f.sources and, with
@@ -226,6 +230,10 @@ func (f *attackFlags) plan(ctx context.Context) (*attack, error) {
 	if err := f.phase.apply(&spec); err != nil {
 		return nil, err
 	}
+	sh, err := f.shard.resolve(true)
+	if err != nil {
+		return nil, err
+	}
 	if err := spec.Validate(); err != nil {
 		return nil, usageError{err}
 	}
@@ -244,12 +252,14 @@ func (f *attackFlags) plan(ctx context.Context) (*attack, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
-	a := &attack{client: client, url: f.url, method: cmpOr(f.method, http.MethodGet), keyHeader: f.keyHeader, algo: f.algo}
+	a := &attack{client: client, url: f.url, method: cmpOr(f.method, http.MethodGet), keyHeader: f.keyHeader, algo: f.algo,
+		shard: sh, warnings: sh.balance(spec)}
 	a.reject, _ = parseStatuses(f.rejectStatus) // checked
 	a.cfg = bench.LiveConfig{
 		Config:      bench.Config{Policy: algorithms.Policy{Limit: f.limit, Window: f.window, Burst: f.burst}, Workload: spec, Span: info.Span},
 		MaxInFlight: f.maxInFlight, Closed: f.rate == 0, Connections: f.conns, HonorRetryAfter: f.honor,
 	}
+	a.cfg.Shard = sh.sh
 	if spec.Name == "boundary" && spec.Align != workload.AlignFirstRequest {
 		a.cfg.AlignStart = f.window // windows start at multiples of W since the epoch
 	}
@@ -299,10 +309,21 @@ func (e *env) attackCommand() *command {
 // report into out.
 func (e *env) attack(ctx context.Context, a *attack, out *outDir, seed uint64, noReport, trace bool) error {
 	meta := result.NewMeta("http", seed, e.args)
+	meta.Shard = a.shard.meta()
+	for _, w := range a.warnings {
+		fmt.Fprintf(e.stderr, "warning: %s\n", w)
+	}
 	tw, err := startTrace(out, trace)
 	if err != nil {
 		out.abandon()
 		return err
+	}
+	if !a.shard.wait(ctx, e.stderr) {
+		if tw != nil {
+			tw.Abort()
+		}
+		out.abandon()
+		return errInterrupted
 	}
 	if tw != nil {
 		a.cfg.Trace = tw

@@ -25,6 +25,7 @@ type measured struct {
 	noReport bool
 	trace    bool     // write requests.csv
 	warnings []string // said before the run starts
+	shard    shardRun // the part of the schedule played, and when
 }
 
 // execute runs m, prints the summary table, then writes result.json and
@@ -43,6 +44,7 @@ func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
 		}
 	}
 	meta := result.NewMeta(m.eng.mode, m.seed, e.args)
+	meta.Shard = m.shard.meta()
 	tw, err := startTrace(m.out, m.trace)
 	if err != nil {
 		m.out.abandon()
@@ -50,6 +52,13 @@ func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
 	}
 	if tw != nil {
 		m.cfg.Trace = tw
+	}
+	if m.eng.mode == "live" && !m.shard.wait(ctx, e.stderr) {
+		if tw != nil {
+			tw.Abort()
+		}
+		m.out.abandon()
+		return nil, errInterrupted
 	}
 	bars := newBars(e.stderr)
 	m.cfg.Progress = bars.progress()

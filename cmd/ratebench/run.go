@@ -38,6 +38,7 @@ type runFlags struct {
 	noReport, durationSet, trace                    bool
 	backend                                         backendFlags
 	phase                                           phaseFlags
+	shard                                           shardFlags
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -68,6 +69,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	durationVar(fs, &f.on, "on", 0, "burst workload: on period (with -off)")
 	durationVar(fs, &f.off, "off", 0, "burst workload: off period")
 	f.phase.register(fs)
+	f.shard.register(fs)
 	fs.BoolVar(&f.noReport, "no-report", false, "write result.json only")
 	fs.BoolVar(&f.trace, "trace", false, "also write requests.csv: one row per request, in send order (replayable with -workload replay:FILE)")
 }
@@ -227,6 +229,10 @@ func (f *runFlags) plan(ctx context.Context) (measured, func() error, error) {
 	if err != nil {
 		return measured{}, nil, err
 	}
+	sh, err := f.shard.resolve(f.mode == "live")
+	if err != nil {
+		return measured{}, nil, err
+	}
 	if err := f.backend.check(); err != nil {
 		return measured{}, nil, err
 	}
@@ -249,13 +255,14 @@ func (f *runFlags) plan(ctx context.Context) (measured, func() error, error) {
 	}
 	m := measured{
 		eng:      f.engine(),
-		cfg:      bench.Config{Policy: p, Workload: s, Span: info.Span, Reference: bench.Reference(p, refKeys)},
+		cfg:      bench.Config{Policy: p, Workload: s, Span: info.Span, Reference: bench.Reference(p, refKeys), Shard: sh.sh},
 		targets:  targets,
 		out:      out,
 		seed:     f.seed,
 		noReport: f.noReport,
 		trace:    f.trace,
-		warnings: costWarnings(names, f.cost, p),
+		warnings: append(costWarnings(names, f.cost, p), sh.balance(s)...),
+		shard:    sh,
 	}
 	return m, closeFn, nil
 }
@@ -275,6 +282,9 @@ func (e *env) runCommand() *command {
 			}
 			if f.trace {
 				return usagef("-trace writes one run's requests; it does not go with -scenario")
+			}
+			if isSet(c.fs, "shard") || isSet(c.fs, "start-at") {
+				return usagef("-shard and -start-at split one run's schedule; they do not go with -scenario")
 			}
 			b, err := f.bounds()
 			if err != nil {
