@@ -39,14 +39,10 @@ import (
 // The zero value is not usable; use NewSlidingCounter. Safe for concurrent
 // use: a mutex makes each decision one step; no allocation.
 type SlidingCounter struct {
-	window int64 // W, ns
-	limit  int64 // L
+	limit int64 // L
 
-	mu     sync.Mutex
-	start  int64 // start of the current window; math.MinInt64 at first
-	prev   int64 // cost admitted in the window before start, <= L
-	curr   int64 // cost admitted since start, <= L
-	latest int64 // latest instant seen; math.MinInt64 at first
+	mu         sync.Mutex
+	windowPair // prev and curr count cost admitted, <= L
 }
 
 // NewSlidingCounter returns an empty SlidingCounter for p, or an error
@@ -56,12 +52,7 @@ func NewSlidingCounter(p Policy) (*SlidingCounter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sliding-counter: %w", err)
 	}
-	return &SlidingCounter{
-		window: int64(p.Window),
-		limit:  p.Limit,
-		start:  math.MinInt64,
-		latest: math.MinInt64,
-	}, nil
+	return &SlidingCounter{limit: p.Limit, windowPair: newWindowPair(p.Window)}, nil
 }
 
 // Allow implements Limiter; key is ignored.
@@ -71,17 +62,7 @@ func (c *SlidingCounter) Allow(now time.Duration, _ string, cost int64) (Decisio
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.latest = max(c.latest, int64(now))
-	t := c.latest
-	if start := windowStart(t, c.window); start > c.start {
-		if start == c.start+c.window {
-			c.prev = c.curr
-		} else {
-			c.prev = 0
-		}
-		c.start, c.curr = start, 0
-	}
-	weight := c.start + c.window - t // W-e, in (0, W]
+	weight := c.advance(now)
 	if cost <= c.limit-c.curr && !mulLess(c.limit-c.curr-cost, c.window, c.prev, weight) {
 		c.curr += cost
 		return Decision{
@@ -158,4 +139,36 @@ func mulDivCeil(a, b, d int64) int64 {
 		q++
 	}
 	return int64(q)
+}
+
+// windowPair is the state of a sliding counter: the cost counted in the
+// current fixed window and in the one before, on windows aligned to
+// multiples of W. Not safe for concurrent use.
+type windowPair struct {
+	window int64 // W, ns
+	start  int64 // start of the current window; math.MinInt64 at first
+	prev   int64 // cost counted in the window before start
+	curr   int64 // cost counted since start
+	latest int64 // latest instant seen; math.MinInt64 at first
+}
+
+func newWindowPair(w time.Duration) windowPair {
+	return windowPair{window: int64(w), start: math.MinInt64, latest: math.MinInt64}
+}
+
+// advance moves the pair to now, or to the latest instant seen t when now
+// is earlier (a clock that went backwards), and returns the previous
+// window's weight W-e, in (0, W], e being t's offset into its window.
+func (c *windowPair) advance(now time.Duration) (weight int64) {
+	c.latest = max(c.latest, int64(now))
+	t := c.latest
+	if start := windowStart(t, c.window); start > c.start {
+		if start == c.start+c.window {
+			c.prev = c.curr
+		} else {
+			c.prev = 0
+		}
+		c.start, c.curr = start, 0
+	}
+	return c.start + c.window - t
 }

@@ -43,15 +43,11 @@ import (
 // The zero value is not usable; use NewSlidingCounterAll. Safe for
 // concurrent use: a mutex makes each decision one step; no allocation.
 type SlidingCounterAll struct {
-	window int64 // W, ns
-	limit  int64 // L
-	most   int64 // min(L*W, math.MaxInt64): where a counter stops
+	limit int64 // L
+	most  int64 // min(L*W, math.MaxInt64): where a counter stops
 
-	mu     sync.Mutex
-	start  int64 // start of the current window; math.MinInt64 at first
-	prev   int64 // cost requested in the window before start, <= most
-	curr   int64 // cost requested since start, <= most
-	latest int64 // latest instant seen; math.MinInt64 at first
+	mu         sync.Mutex
+	windowPair // prev and curr count cost requested, <= most
 }
 
 // NewSlidingCounterAll returns an empty SlidingCounterAll for p, or an
@@ -65,13 +61,7 @@ func NewSlidingCounterAll(p Policy) (*SlidingCounterAll, error) {
 	if hi, lo := bits.Mul64(uint64(p.Limit), uint64(p.Window)); hi == 0 && lo <= math.MaxInt64 {
 		most = int64(lo)
 	}
-	return &SlidingCounterAll{
-		window: int64(p.Window),
-		limit:  p.Limit,
-		most:   most,
-		start:  math.MinInt64,
-		latest: math.MinInt64,
-	}, nil
+	return &SlidingCounterAll{limit: p.Limit, most: most, windowPair: newWindowPair(p.Window)}, nil
 }
 
 // Allow implements Limiter; key is ignored.
@@ -81,17 +71,7 @@ func (c *SlidingCounterAll) Allow(now time.Duration, _ string, cost int64) (Deci
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.latest = max(c.latest, int64(now))
-	t := c.latest
-	if start := windowStart(t, c.window); start > c.start {
-		if start == c.start+c.window {
-			c.prev = c.curr
-		} else {
-			c.prev = 0
-		}
-		c.start, c.curr = start, 0
-	}
-	weight := c.start + c.window - t // W-e, in (0, W]
+	weight := c.advance(now)
 	// curr may be far above L here: L-curr does not overflow, L-curr-cost
 	// is only computed once cost <= L-curr.
 	allowed := cost <= c.limit-c.curr && !mulLess(c.limit-c.curr-cost, c.window, c.prev, weight)

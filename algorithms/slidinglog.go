@@ -25,25 +25,16 @@ import (
 // The zero value is not usable; use NewSlidingLog. Safe for concurrent use:
 // a mutex makes each decision one step; no allocation.
 type SlidingLog struct {
-	window int64 // W, ns
-	limit  int64 // L
+	limit int64 // L
 
-	mu     sync.Mutex
-	ring   []logEntry // len L
-	head   int        // index of the oldest entry
-	n      int        // entries in use
-	sum    int64      // cost of the entries in use
-	latest int64      // latest instant seen; math.MinInt64 at first
+	mu      sync.Mutex
+	logRing       // of L entries
+	latest  int64 // latest instant seen; math.MinInt64 at first
 }
 
 // maxLogEntries bounds the log of a SlidingLog (256 MiB): a larger limit
 // is an invalid policy for it rather than a huge allocation.
 const maxLogEntries = 1 << 24
-
-// logEntry is cost admitted at one instant.
-type logEntry struct {
-	at, cost int64
-}
 
 // NewSlidingLog returns an empty SlidingLog for p, or an error wrapping
 // ErrInvalidPolicy.
@@ -56,10 +47,9 @@ func NewSlidingLog(p Policy) (*SlidingLog, error) {
 		return nil, fmt.Errorf("sliding-log: %w: limit %d is above %d, the largest log it keeps", ErrInvalidPolicy, p.Limit, maxLogEntries)
 	}
 	return &SlidingLog{
-		window: int64(p.Window),
-		limit:  p.Limit,
-		ring:   make([]logEntry, p.Limit),
-		latest: math.MinInt64,
+		limit:   p.Limit,
+		logRing: logRing{window: int64(p.Window), ring: make([]logEntry, p.Limit)},
+		latest:  math.MinInt64,
 	}, nil
 }
 
@@ -96,40 +86,6 @@ func (s *SlidingLog) Allow(now time.Duration, _ string, cost int64) (Decision, e
 		Remaining:  s.limit - s.sum,
 		ResetAfter: time.Duration(t + s.window - int64(now)),
 	}, nil
-}
-
-// at returns the i-th entry from the oldest, 0 <= i <= s.n (s.n is the
-// free slot after the newest).
-func (s *SlidingLog) at(i int) *logEntry {
-	j := s.head + i
-	if j >= len(s.ring) {
-		j -= len(s.ring)
-	}
-	return &s.ring[j]
-}
-
-// expire drops the entries that no longer count at t: at <= t-W.
-func (s *SlidingLog) expire(t int64) {
-	for s.n > 0 && s.ring[s.head].at <= t-s.window {
-		s.sum -= s.ring[s.head].cost
-		s.head++
-		if s.head == len(s.ring) {
-			s.head = 0
-		}
-		s.n--
-	}
-}
-
-// expiresBy returns the instant at which the oldest entries that hold at
-// least need cost have all expired; need <= s.sum.
-func (s *SlidingLog) expiresBy(need int64) int64 {
-	for i := range s.n {
-		e := s.at(i)
-		if need -= e.cost; need <= 0 {
-			return e.at + s.window
-		}
-	}
-	panic("algorithms: sliding-log: expiresBy beyond the log")
 }
 
 // resetAfter is the time until the newest entry expires, or zero when the

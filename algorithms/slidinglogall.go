@@ -43,15 +43,11 @@ import (
 // The zero value is not usable; use NewSlidingLogAll. Safe for concurrent
 // use: a mutex makes each decision one step; no allocation.
 type SlidingLogAll struct {
-	window int64 // W, ns
-	limit  int64 // L
+	limit int64 // L
 
-	mu     sync.Mutex
-	ring   []logEntry // len L
-	head   int        // index of the oldest entry
-	n      int        // entries in use
-	sum    int64      // cost of the entries in use, < 2L
-	latest int64      // latest instant seen; math.MinInt64 at first
+	mu      sync.Mutex
+	logRing       // of L entries; its sum < 2L
+	latest  int64 // latest instant seen; math.MinInt64 at first
 }
 
 // NewSlidingLogAll returns an empty SlidingLogAll for p, or an error
@@ -65,10 +61,9 @@ func NewSlidingLogAll(p Policy) (*SlidingLogAll, error) {
 		return nil, fmt.Errorf("sliding-log-all: %w: limit %d is above %d, the largest log it keeps", ErrInvalidPolicy, p.Limit, maxLogEntries)
 	}
 	return &SlidingLogAll{
-		window: int64(p.Window),
-		limit:  p.Limit,
-		ring:   make([]logEntry, p.Limit),
-		latest: math.MinInt64,
+		limit:   p.Limit,
+		logRing: logRing{window: int64(p.Window), ring: make([]logEntry, p.Limit)},
+		latest:  math.MinInt64,
 	}, nil
 }
 
@@ -98,33 +93,6 @@ func (s *SlidingLogAll) Allow(now time.Duration, _ string, cost int64) (Decision
 	return d, nil
 }
 
-// at returns the i-th entry from the oldest, 0 <= i <= s.n (s.n is the
-// free slot after the newest).
-func (s *SlidingLogAll) at(i int) *logEntry {
-	j := s.head + i
-	if j >= len(s.ring) {
-		j -= len(s.ring)
-	}
-	return &s.ring[j]
-}
-
-// dropOldest removes the oldest entry.
-func (s *SlidingLogAll) dropOldest() {
-	s.sum -= s.ring[s.head].cost
-	s.head++
-	if s.head == len(s.ring) {
-		s.head = 0
-	}
-	s.n--
-}
-
-// expire drops the entries that no longer count at t: at <= t-W.
-func (s *SlidingLogAll) expire(t int64) {
-	for s.n > 0 && s.ring[s.head].at <= t-s.window {
-		s.dropOldest()
-	}
-}
-
 // record logs cost c, 1 <= c <= L, at t, no earlier than the newest entry,
 // and drops the oldest entries while the ones after them hold L or more:
 // those can only expire while the rest still rejects everything.
@@ -147,16 +115,4 @@ func (s *SlidingLogAll) record(t, c int64) {
 	for s.n > 1 && s.sum-s.ring[s.head].cost >= s.limit {
 		s.dropOldest()
 	}
-}
-
-// expiresBy returns the instant at which the oldest entries that hold at
-// least need cost have all expired; need <= s.sum.
-func (s *SlidingLogAll) expiresBy(need int64) int64 {
-	for i := range s.n {
-		e := s.at(i)
-		if need -= e.cost; need <= 0 {
-			return e.at + s.window
-		}
-	}
-	panic("algorithms: sliding-log-all: expiresBy beyond the log")
 }
