@@ -52,7 +52,7 @@ func (p *livePass) schedule(ctx context.Context, stream workload.Stream, until t
 	var completed int64 // a stale sum of the workers' completions: in flight <= sent - completed
 	limit := int64(p.cfg.MaxInFlight)
 	var behind int64
-	replica := 0
+	route := newRouter(stream, len(p.lims))
 	now := p.elapsed()
 	for {
 		a, ok := stream.Next()
@@ -63,6 +63,7 @@ func (p *livePass) schedule(ctx context.Context, stream workload.Stream, until t
 		if a.At >= until {
 			break
 		}
+		replica := route.next()
 		if a.At > now {
 			if now, ok = pacer.Until(done, a.At); !ok {
 				s.interrupted = true
@@ -103,9 +104,6 @@ func (p *livePass) schedule(ctx context.Context, stream workload.Stream, until t
 			continue
 		}
 		s.sent++
-		if replica++; replica == len(p.lims) {
-			replica = 0
-		}
 	}
 	s.end = p.elapsed()
 	return s
@@ -120,6 +118,7 @@ func (p *livePass) closedLoop(ctx context.Context, stream workload.Stream, until
 	defer end.Stop()
 	limit := int64(p.cfg.Connections)
 	var completed int64 // a stale sum of the workers' completions
+	route := newRouter(stream, len(p.lims))
 loop:
 	for {
 		if s.sent-completed >= limit {
@@ -149,7 +148,7 @@ loop:
 			break
 		}
 		now := p.elapsed()
-		if !p.disp.send(liveJob{seq: s.sent, at: now, sent: now, key: a.Key, cost: a.Cost}) {
+		if !p.disp.send(liveJob{seq: s.sent, at: now, sent: now, key: a.Key, cost: a.Cost, replica: route.next()}) {
 			s.dropped++
 			continue
 		}

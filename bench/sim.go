@@ -109,19 +109,6 @@ func Simulate(ctx context.Context, cfg Config, targets []Target) ([]result.Run, 
 	return runs, nil
 }
 
-// replicas builds the target's instances.
-func replicas(t Target) ([]algorithms.Limiter, error) {
-	lims := make([]algorithms.Limiter, max(t.Replicas, 1))
-	for i := range lims {
-		l, err := t.New()
-		if err != nil {
-			return nil, fmt.Errorf("bench: %s: %w", t.Name, err)
-		}
-		lims[i] = l
-	}
-	return lims, nil
-}
-
 // simPass drives one target over the whole workload.
 func simPass(ctx context.Context, cfg Config, t Target, ref *bitset) (*result.Run, error) {
 	lims, err := replicas(t)
@@ -137,16 +124,13 @@ func simPass(ctx context.Context, cfg Config, t Target, ref *bitset) (*result.Ru
 	bar := startBar(cfg.Progress, t.Name, int64(cfg.span()))
 	var falseAdmits, falseRejects int64
 	var i int64
-	next := 0
+	route := newRouter(stream, len(lims))
 	for {
 		a, ok := stream.Next()
 		if !ok {
 			break
 		}
-		d, err := lims[next].Allow(a.At, a.Key, a.Cost)
-		if next++; next == len(lims) {
-			next = 0
-		}
+		d, err := lims[route.next()].Allow(a.At, a.Key, a.Cost)
 		rec.Add(a, d, err)
 		if cfg.Trace != nil {
 			done := a.At

@@ -160,6 +160,14 @@ func NewShard(s Spec, sh Shard) (Stream, error) {
 	return &shardStream{Stream: st, shard: sh, plan: PlanShards(s, sh.N)}, nil
 }
 
+// Indexed is a Stream that knows where its arrivals stand in the whole
+// schedule: Index is the index, counted from 0 over every shard's
+// arrivals, of the arrival Next last returned. A shard's stream is
+// Indexed; a whole schedule's index is the count of arrivals read.
+type Indexed interface {
+	Index() int64
+}
+
 // shardStream keeps the arrivals of one shard of its Stream.
 type shardStream struct {
 	Stream
@@ -167,6 +175,10 @@ type shardStream struct {
 	plan  ShardPlan
 	i     int64 // arrivals read from Stream
 }
+
+// Index returns the whole-schedule index of the arrival Next last
+// returned.
+func (f *shardStream) Index() int64 { return f.i - 1 }
 
 // Next returns the next arrival of the shard.
 func (f *shardStream) Next() (Arrival, bool) {

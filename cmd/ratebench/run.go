@@ -56,7 +56,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.maxKeys, "max-keys", defaultMaxKeys, "most distinct keys a run may hold (-keys, or a trace's keys)")
 	fs.StringVar(&f.onFull, "on-full", "reject", "a workload with more keys than -max-keys: reject it (exit 2), or evict-lossy (the limiters hold -max-keys keys and forget keys with state to take new ones, counted as lossy)")
 	fs.Float64Var(&f.maxArrivals, "max-arrivals", defaultMaxArrivals, "refuse a run whose workload expects more arrivals than this")
-	fs.IntVar(&f.replicas, "replicas", 1, "app replicas the arrivals are spread over, each with its own limiter state")
+	fs.IntVar(&f.replicas, "replicas", 1, "app replicas behind a round-robin balancer: arrival i of the whole schedule goes to replica i mod N, each with its own limiter state (on a shared backend they share it)")
 	fs.StringVar(&f.mode, "mode", "sim", "engine: sim (virtual time, deterministic) or live (real goroutines and clock, open loop)")
 	fs.IntVar(&f.workers, "workers", bench.DefaultWorkers(), fmt.Sprintf("live mode: goroutines calling the limiters, at most %d", bench.MaxWorkers))
 	fs.IntVar(&f.maxInFlight, "max-inflight", bench.DefaultMaxInFlight, "live mode: arrivals sent and not yet done above which new ones are dropped (and counted)")

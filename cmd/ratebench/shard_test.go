@@ -29,27 +29,39 @@ func runShard(t *testing.T, dir, name string, extra ...string) string {
 
 // TestShardsMergeToTheWholeRun checks that N sim shards of one seeded
 // keyed schedule, merged, give exactly the one-process run's counts, per-key
-// admitted and most admitted in any W.
+// admitted and most admitted in any W; with replicas too, since a shard
+// routes each arrival to the replica the one-process run does.
 func TestShardsMergeToTheWholeRun(t *testing.T) {
 	dir := t.TempDir()
-	whole := runShard(t, dir, "whole")
-	want, err := result.ReadFile(filepath.Join(whole, "result.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	wholes := map[string]*result.Result{}
 	for _, tc := range []struct {
-		name string
-		n    int
+		name  string
+		n     int
+		extra []string // the same for the whole run and the shards
 	}{
 		{name: "one shard", n: 1},
 		{name: "two shards", n: 2},
 		{name: "three shards", n: 3},
 		{name: "seven shards", n: 7},
+		// 15/s a key over 3 replicas of 4/s: which replica an arrival
+		// reaches decides whether it is admitted.
+		{name: "three shards of three replicas", n: 3, extra: []string{"-replicas", "3", "-limit", "4"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			id := strings.Join(tc.extra, "")
+			want := wholes[id]
+			if want == nil {
+				whole := runShard(t, dir, "whole"+id, tc.extra...)
+				var err error
+				if want, err = result.ReadFile(filepath.Join(whole, "result.json")); err != nil {
+					t.Fatal(err)
+				}
+				wholes[id] = want
+			}
 			var dirs []string
+			var err error
 			for i := range tc.n {
-				d := runShard(t, dir, fmt.Sprintf("n%d-s%d", tc.n, i), "-shard", fmt.Sprintf("%d/%d", i, tc.n))
+				d := runShard(t, dir, fmt.Sprintf("n%d%s-s%d", tc.n, id, i), append([]string{"-shard", fmt.Sprintf("%d/%d", i, tc.n)}, tc.extra...)...)
 				dirs = append(dirs, d)
 				r, err := result.ReadFile(filepath.Join(d, "result.json"))
 				if err != nil {
@@ -68,7 +80,7 @@ func TestShardsMergeToTheWholeRun(t *testing.T) {
 					t.Errorf("meta shard %+v, want none for 0/1 (the whole schedule)", got.Meta.Shard)
 				}
 			} else {
-				out := filepath.Join(dir, fmt.Sprintf("merged-%d", tc.n))
+				out := filepath.Join(dir, fmt.Sprintf("merged-%d%s", tc.n, id))
 				code, stdout, stderr := runCLI(t, dir, append(append([]string{"merge"}, dirs...), "-out", out)...)
 				if code != 0 {
 					t.Fatalf("merge: exit %d: %s", code, stderr)
