@@ -158,6 +158,33 @@ func subtitle(r *result.Result) string {
 	if !r.Meta.StartedAt.IsZero() {
 		s += "; started " + r.Meta.StartedAt.UTC().Format(time.RFC3339)
 	}
+	if mi := r.Meta.Merge; mi != nil && mi.Shards > 0 {
+		s += fmt.Sprintf("; %d shards merged as one run", mi.Shards)
+	} else if mi != nil {
+		s += fmt.Sprintf("; a plain sum of %d runs", mi.Inputs)
+	}
+	return s
+}
+
+// mergeText says what a merged result is and how exact its measures are.
+func mergeText(mi result.MergeInfo) string {
+	var s string
+	switch {
+	case mi.Shards > 0 && mi.Traced:
+		s = fmt.Sprintf("the %d shards of one schedule, read as one run of %d generators: every measure recounted over their requests on one clock", mi.Shards, mi.Shards)
+	case mi.Shards > 0:
+		s = fmt.Sprintf("the %d shards of one schedule, summed: without their requests.csv the most admitted in any W is a lower bound", mi.Shards)
+	case mi.Traced:
+		s = fmt.Sprintf("a plain sum of %d runs that are not shards of one schedule: counts and histograms summed, the most admitted in any W counted over their requests on one clock", mi.Inputs)
+	default:
+		s = fmt.Sprintf("a plain sum of %d runs that are not shards of one schedule: counts and histograms summed, the most admitted in any W a lower bound", mi.Inputs)
+	}
+	switch {
+	case mi.ClockErrorNS > 0:
+		s += fmt.Sprintf("; the hosts' clocks up to %v apart, added to the timing uncertainty", Round3(time.Duration(mi.ClockErrorNS)))
+	case mi.ClockErrorNS < 0:
+		s += "; how far apart the hosts' clocks were is unknown"
+	}
 	return s
 }
 
@@ -298,6 +325,9 @@ func metaKV(m result.Meta) []kv {
 	out = append(out, kv{"elapsed", time.Duration(m.ElapsedNS).Round(time.Millisecond).String()})
 	if m.Interrupted {
 		out = append(out, kv{"interrupted", "yes: the result holds what ran before Ctrl-C"})
+	}
+	if m.Merge != nil {
+		out = append(out, kv{"merged", mergeText(*m.Merge)})
 	}
 	if len(m.Hosts) > 0 {
 		out = append(out, kv{"merged from", strings.Join(m.Hosts, ", ")})

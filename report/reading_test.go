@@ -250,3 +250,45 @@ func TestDisagreementExplained(t *testing.T) {
 		t.Error("report.html explains disagreement before the summary table")
 	}
 }
+
+// TestMergeSaid: a merged page says whether it is the shards of one
+// schedule read as one run or a plain sum of runs, in its subtitle and in
+// its metadata, with how exact its most admitted in any W is and how far
+// apart the hosts' clocks were.
+func TestMergeSaid(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		info     result.MergeInfo
+		subtitle string
+		meta     []string
+	}{
+		{name: "traced shards on one host", info: result.MergeInfo{Inputs: 3, Shards: 3, Traced: true},
+			subtitle: "3 shards merged as one run", meta: []string{"one run of 3 generators", "recounted"}},
+		{name: "shards on hosts with clock errors", info: result.MergeInfo{Inputs: 2, Shards: 2, Traced: true, ClockErrorNS: 1234567},
+			subtitle: "2 shards merged as one run", meta: []string{"up to 1.23ms apart"}},
+		{name: "shards on hosts of unknown clocks", info: result.MergeInfo{Inputs: 2, Shards: 2, ClockErrorNS: -1},
+			subtitle: "2 shards merged as one run", meta: []string{"lower bound", "unknown"}},
+		{name: "a plain sum", info: result.MergeInfo{Inputs: 2},
+			subtitle: "a plain sum of 2 runs", meta: []string{"not shards of one schedule", "lower bound"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := resulttest.Fixture()
+			r.Meta.Merge = &tc.info
+			if s := subtitle(r); !strings.Contains(s, tc.subtitle) {
+				t.Errorf("subtitle %q, want %q", s, tc.subtitle)
+			}
+			page, err := renderHTML(r, nil, nil, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range tc.meta {
+				if !strings.Contains(string(page), want) {
+					t.Errorf("page does not say %q", want)
+				}
+			}
+		})
+	}
+	if s := subtitle(resulttest.Fixture()); strings.Contains(s, "merged") || strings.Contains(s, "sum") {
+		t.Errorf("subtitle of a run that is no merge %q", s)
+	}
+}

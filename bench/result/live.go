@@ -30,6 +30,10 @@ type LiveStats struct {
 	// interrupt. WallNS is the pass's wall time, drain included.
 	SpanNS int64 `json:"span_ns"`
 	WallNS int64 `json:"wall_ns"`
+	// StartLagNS is how long after its planned start (LiveConfig.StartAt,
+	// ratebench -start-at) the pass began; its arrivals count their
+	// lateness from the planned start. 0 without a planned start.
+	StartLagNS int64 `json:"start_lag_ns,omitempty"`
 	// Late is how many calls started more than LateAfterNS after their
 	// intended instant; LatePct the same in percent of Offered.
 	Late    int64   `json:"late"`

@@ -41,10 +41,10 @@ type Input struct {
 //     the machines' admits are not interleaved in time here. Merge says so
 //     in a warning (MaxLowerBound, in Meta.Warnings) when it merges more
 //     than one input. When the inputs' traces (requests.csv) are at hand,
-//     SetExactMax replaces the bound, for every run, by the exact maximum
-//     counted over the traces put on one clock, with the series on that
-//     clock, and drops the warning: `ratebench merge` does so when every
-//     input folder has its trace;
+//     SetRecounted replaces the bound, for every run, by the exact maximum
+//     counted over the traces put on one clock, with the series, per-key
+//     table and disagreement recounted there, and drops the warning:
+//     `ratebench merge` does so when every input folder has its trace;
 //   - disagreement is the mean of the inputs weighted by offered;
 //   - per-key counts are summed by key and Jain's index recomputed; when an
 //     input has no per-key table, the index is the mean weighted by
@@ -52,9 +52,11 @@ type Input struct {
 //
 // The meta of the first input is kept, with Hosts listing the inputs (or
 // the hosts an input was itself merged from), CPUs summed, the earliest
-// start, the longest elapsed time, and the inputs' warnings. Merge does not
-// modify its inputs. Runs are matched in order: run n of the result merges
-// run RunIndex(inputs, n, i) of each input i.
+// start, the longest elapsed time, and the inputs' warnings; Meta.Merge
+// says whether the inputs are the shards of one schedule, and how far
+// apart their clocks may be (added to every run's timing uncertainty).
+// Merge does not modify its inputs. Runs are matched in order: run n of
+// the result merges run RunIndex(inputs, n, i) of each input i.
 func Merge(inputs []Input) (*Result, error) {
 	if len(inputs) == 0 {
 		return nil, errors.New("result: merge: no results")
@@ -65,6 +67,11 @@ func Merge(inputs []Input) (*Result, error) {
 	first := inputs[0].Result
 	out := &Result{Meta: first.Meta, Policy: first.Policy, Workload: maps.Clone(first.Workload)}
 	out.Meta.Hosts, out.Meta.Warnings, out.Meta.CPUs, out.Meta.Shard = nil, nil, 0, nil
+	info := &MergeInfo{Inputs: len(inputs)}
+	if sh := first.Meta.Shard; sh != nil {
+		info.Shards = sh.Count
+		info.ClockErrorNS = clockError(inputs)
+	}
 	for _, in := range inputs {
 		r := in.Result
 		if r.Policy != first.Policy {
@@ -99,7 +106,14 @@ func Merge(inputs []Input) (*Result, error) {
 		if warn != "" {
 			out.Meta.Warnings = append(out.Meta.Warnings, fmt.Sprintf("merge: %s: %s", run.Label(), warn))
 		}
+		if info.ClockErrorNS > 0 && m.TimingUncertaintyNS > 0 {
+			m.TimingUncertaintyNS += info.ClockErrorNS
+		}
 		out.Runs = append(out.Runs, m)
+	}
+	out.Meta.Merge = info
+	if info.ClockErrorNS < 0 {
+		out.Meta.Warnings = append(out.Meta.Warnings, ClockUnknown)
 	}
 	if len(inputs) > 1 && !slices.Contains(out.Meta.Warnings, MaxLowerBound) {
 		out.Meta.Warnings = append(out.Meta.Warnings, MaxLowerBound)
@@ -120,45 +134,91 @@ func RunIndex(inputs []Input, n, i int) int {
 	return nth(inputs[i].Result.Runs, first[n], occurrence(first, n))
 }
 
-// ExactMax is what the inputs' traces, interleaved on one clock, tell of
-// one merged run that its inputs' results cannot: the exact most admitted
-// (served, for shapers) for one key in any span (t-W, t], with the same
-// semantics as Run.MaxAdmittedInWindow (counted on send instants in an
-// HTTP run), and the series on the common clock. Instants are ns since
-// StartUnixNS.
-type ExactMax struct {
-	// StartUnixNS is the common clock's zero, in Unix ns: the earliest of
-	// the inputs' starts (0 for simulations, whose zero is virtual).
-	StartUnixNS         int64
-	MaxAdmittedInWindow int64
-	MaxWindowEndNS      int64
-	MaxWindowSpanNS     int64
-	// OverTheorySpanNS is as in Run: the shortest span holding more than
-	// the merged run's theory (TheoryFor), nil when none does.
-	OverTheorySpanNS *int64
-	Series           Series
+// ClockUnknown is the warning of a merge of live shards that ran on
+// several hosts without all giving -clock-error.
+const ClockUnknown = "merge: the shards ran on several hosts and not all of them gave -clock-error: how far apart their clocks were is unknown and not in the timing uncertainty"
+
+// clockError is how far apart the clocks of the shards inputs may be, in
+// ns: 0 for simulations (one virtual clock) and for shards all run on one
+// host; the sum of the two largest Shard.ClockErrorNS when every shard
+// gave one (two hosts may err in opposite directions); -1 otherwise.
+func clockError(inputs []Input) int64 {
+	hosts := map[string]bool{}
+	var errs []int64
+	for _, in := range inputs {
+		if in.Result.Meta.Mode == "sim" {
+			return 0
+		}
+		sh := in.Result.Meta.Shard
+		hosts[sh.Host] = true
+		if sh.ClockErrorNS > 0 {
+			errs = append(errs, sh.ClockErrorNS)
+		}
+	}
+	switch {
+	case len(hosts) == 1 && !hosts[""]:
+		return 0
+	case len(errs) < len(inputs):
+		return -1
+	}
+	slices.Sort(errs)
+	n := len(errs)
+	if n == 1 {
+		return errs[0]
+	}
+	return errs[n-1] + errs[n-2]
 }
 
-// SetExactMax replaces, in a result of Merge, every run's lower bound of
-// the most admitted in any span W by maxima[n], the exact maximum of run
-// n, and its series by the one on the common clock; it sets the runs'
-// StartUnixNS to that clock's zero, recomputes their burst ratios and
-// drops the MaxLowerBound warning. maxima must have one entry per run.
-func (r *Result) SetExactMax(maxima []ExactMax) error {
-	if len(maxima) != len(r.Runs) {
-		return fmt.Errorf("result: %d exact maxima for %d runs", len(maxima), len(r.Runs))
+// Recounted is one merged run as counted over its inputs' traces put on
+// one clock (a tracefile.Summary over the merged rows), and that clock's
+// zero in Unix ns (0 for simulations, whose zero is virtual).
+type Recounted struct {
+	StartUnixNS int64
+	Run         Run
+}
+
+// SetRecounted replaces, in a result of Merge, the measures of every run
+// that the inputs' results can only bound or approximate by those of
+// recounted[n], counted over the inputs' traces on one clock: the most
+// admitted in any span W (with its end and span) and the shortest span
+// over the theory, the series on the common clock, the per-key table, key
+// count and Jain's index, and the disagreement when the recount had a
+// reference (DisagreementPct >= 0). It sets StartUnixNS to the clock's
+// zero, recomputes the burst ratio, drops MaxLowerBound and marks
+// Meta.Merge traced. Latency stays the merge of the inputs' histograms.
+// recounted must have one entry per run, each with the run's counts
+// (offered, admitted, rejected, errors): otherwise the traces are not the
+// results' and it returns an error, changing nothing.
+func (r *Result) SetRecounted(recounted []Recounted) error {
+	if len(recounted) != len(r.Runs) {
+		return fmt.Errorf("result: %d recounted runs for %d runs", len(recounted), len(r.Runs))
 	}
-	for n, x := range maxima {
-		m := &r.Runs[n]
+	for n, x := range recounted {
+		m, c := r.Runs[n], x.Run
+		if c.Offered != m.Offered || c.Admitted != m.Admitted || c.Rejected != m.Rejected || c.Errors != m.Errors {
+			return fmt.Errorf("result: %s: the traces count %d offered, %d admitted, %d rejected, %d errors; the results %d, %d, %d, %d",
+				m.Label(), c.Offered, c.Admitted, c.Rejected, c.Errors, m.Offered, m.Admitted, m.Rejected, m.Errors)
+		}
+	}
+	for n, x := range recounted {
+		m, c := &r.Runs[n], x.Run
 		m.StartUnixNS = x.StartUnixNS
-		m.MaxAdmittedInWindow, m.MaxWindowEndNS, m.MaxWindowSpanNS = x.MaxAdmittedInWindow, x.MaxWindowEndNS, x.MaxWindowSpanNS
-		m.OverTheorySpanNS = x.OverTheorySpanNS
-		m.Series = x.Series
+		m.MaxAdmittedInWindow, m.MaxWindowEndNS, m.MaxWindowSpanNS = c.MaxAdmittedInWindow, c.MaxWindowEndNS, c.MaxWindowSpanNS
+		m.OverTheorySpanNS = c.OverTheorySpanNS
+		m.Series = c.Series
+		m.Keys, m.KeyCount, m.JainFairness = c.Keys, c.KeyCount, c.JainFairness
+		if c.DisagreementPct >= 0 {
+			m.DisagreementPct, m.FalseAdmits, m.FalseRejects = c.DisagreementPct, c.FalseAdmits, c.FalseRejects
+		}
 		if r.Policy.Limit > 0 {
 			m.BurstRatio = float64(m.MaxAdmittedInWindow) / float64(r.Policy.Limit)
 		}
 	}
 	r.Meta.Warnings = slices.DeleteFunc(r.Meta.Warnings, func(w string) bool { return w == MaxLowerBound })
+	if r.Meta.Merge == nil {
+		r.Meta.Merge = &MergeInfo{}
+	}
+	r.Meta.Merge.Traced = true
 	return nil
 }
 

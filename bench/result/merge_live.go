@@ -39,6 +39,7 @@ func mergeLive(merged Run, runs []Run) (*LiveStats, error) {
 		m.OfferedRatePerS += l.OfferedRatePerS
 		m.AchievedRatePerS += l.AchievedRatePerS
 		m.SpanNS, m.WallNS = max(m.SpanNS, l.SpanNS), max(m.WallNS, l.WallNS)
+		m.StartLagNS = max(m.StartLagNS, l.StartLagNS)
 		service, lateness = append(service, l.ServiceHDR), append(lateness, l.LatenessHDR)
 	}
 	var err error

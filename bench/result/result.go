@@ -47,6 +47,27 @@ type Meta struct {
 	// Shard is the part of a schedule split over several processes that
 	// this run played (ratebench -shard I/N); nil for a whole schedule.
 	Shard *Shard `json:"shard,omitempty"`
+	// Merge says how `ratebench merge` made this result; nil for a run.
+	Merge *MergeInfo `json:"merge,omitempty"`
+}
+
+// MergeInfo says what a merged result is: one run of several generators
+// (the shards of one schedule), or a plain sum of runs that are not.
+type MergeInfo struct {
+	// Inputs is the number of results merged.
+	Inputs int `json:"inputs"`
+	// Shards is N when the inputs are the N shards of one schedule; 0 for
+	// a plain sum of runs.
+	Shards int `json:"shards,omitempty"`
+	// Traced: the measures were recounted over the inputs' requests.csv
+	// put on one clock (SetRecounted); otherwise the most admitted in any
+	// W is a lower bound.
+	Traced bool `json:"traced"`
+	// ClockErrorNS is how far apart the shards' clocks may be, added to
+	// every run's timing uncertainty: 0 for a simulation or shards on one
+	// host, the sum of the two largest -clock-error otherwise, and -1 when
+	// the hosts differ and that is unknown.
+	ClockErrorNS int64 `json:"clock_error_ns"`
 }
 
 // Shard identifies one part of a schedule split over Count processes:
@@ -56,6 +77,11 @@ type Shard struct {
 	Index         int   `json:"index"`
 	Count         int   `json:"count"`
 	StartAtUnixNS int64 `json:"start_at_unix_ns"`
+	// Host is the name of the machine that ran the shard.
+	Host string `json:"host,omitempty"`
+	// ClockErrorNS bounds how far that machine's clock was from true time
+	// (-clock-error); 0 when not given.
+	ClockErrorNS int64 `json:"clock_error_ns,omitempty"`
 }
 
 // PolicyJSON is the policy as written to result.json.

@@ -2,6 +2,7 @@ package result
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -38,6 +39,53 @@ func TestMergeChecksShards(t *testing.T) {
 			}
 			if !errors.Is(err, ErrMismatch) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 				t.Errorf("Merge: %v; want one line of ErrMismatch with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestMergeShardClocks: shards on one host, or simulated, share a clock;
+// on several hosts the two largest -clock-error are added to each run's
+// timing uncertainty, and without them the merge says the offsets are
+// unknown.
+func TestMergeShardClocks(t *testing.T) {
+	live := func(i int, host string, clockErr int64) Input {
+		in := shardInput(host, i, 3, 1, 1e18)
+		in.Result.Meta.Mode = "live"
+		in.Result.Meta.Shard.Host, in.Result.Meta.Shard.ClockErrorNS = host, clockErr
+		in.Result.Runs = []Run{{Algorithm: "gcra", Offered: 10, TimingUncertaintyNS: 1000}}
+		return in
+	}
+	sim := func(i int) Input {
+		in := shardInput("s", i, 3, 1, 0)
+		in.Result.Runs = []Run{{Algorithm: "gcra", Offered: 10}}
+		return in
+	}
+	for _, tc := range []struct {
+		name        string
+		inputs      []Input
+		clock       int64 // MergeInfo.ClockErrorNS
+		uncertainty int64
+	}{
+		{name: "simulated", inputs: []Input{sim(0), sim(1), sim(2)}, clock: 0, uncertainty: 0},
+		{name: "one host", inputs: []Input{live(0, "a", 0), live(1, "a", 0), live(2, "a", 0)}, clock: 0, uncertainty: 1000},
+		{name: "three hosts with clock errors", inputs: []Input{live(0, "a", 300), live(1, "b", 500), live(2, "c", 200)}, clock: 800, uncertainty: 1800},
+		{name: "three hosts, one error unknown", inputs: []Input{live(0, "a", 300), live(1, "b", 0), live(2, "c", 200)}, clock: -1, uncertainty: 1000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := Merge(tc.inputs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			info := m.Meta.Merge
+			if info == nil || info.Shards != 3 || info.Inputs != 3 || info.ClockErrorNS != tc.clock {
+				t.Fatalf("meta merge %+v, want 3 shards with clock error %d", info, tc.clock)
+			}
+			if got := m.Runs[0].TimingUncertaintyNS; got != tc.uncertainty {
+				t.Errorf("timing uncertainty %d ns, want %d", got, tc.uncertainty)
+			}
+			if warned := slices.Contains(m.Meta.Warnings, ClockUnknown); warned != (tc.clock < 0) {
+				t.Errorf("warnings %q: clock unknown said %v, want %v", m.Meta.Warnings, warned, tc.clock < 0)
 			}
 		})
 	}

@@ -190,7 +190,11 @@ func summarize(t *testing.T, parts []tracefile.Part, served bool) result.Run {
 	if err := tracefile.MergeRows(parts, func(r tracefile.Row) error { s.Add(r); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	return s.Finish(0)
+	run, err := s.Finish(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
 }
 
 // TestSummaryCounting: errors count as the engine counted them (an HTTP
@@ -223,7 +227,10 @@ func TestSummaryCounting(t *testing.T) {
 			if err := tracefile.MergeRows([]tracefile.Part{{Path: path, Count: 4}}, func(r tracefile.Row) error { s.Add(r); return nil }); err != nil {
 				t.Fatal(err)
 			}
-			run := s.Finish(1e6)
+			run, err := s.Finish(1e6)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if run.Offered != 4 || run.Admitted != tc.admitted || run.Rejected != tc.rejected || run.Errors != tc.errors {
 				t.Errorf("offered %d admitted %d rejected %d errors %d, want 4 %d %d %d", run.Offered, run.Admitted, run.Rejected, run.Errors, tc.admitted, tc.rejected, tc.errors)
 			}
@@ -239,6 +246,56 @@ func TestSummaryCounting(t *testing.T) {
 			}
 			if len(run.Series.Admitted) != 10 || run.KeyCount != 2 || run.DisagreementPct != -1 {
 				t.Errorf("%d bins (want 10), %d keys (want 2), disagreement %v (want -1)", len(run.Series.Admitted), run.KeyCount, run.DisagreementPct)
+			}
+		})
+	}
+}
+
+// TestSummaryDisagreement: with a reference, each decision is compared
+// with the exact log's at its send instant, per key; an HTTP run's
+// failures are not compared, a limiter's count by the failure policy.
+func TestSummaryDisagreement(t *testing.T) {
+	// Limit 2 per 1000 ns. Key k: the exact log admits the first two
+	// and rejects the third; the trace admitted the third (a false admit)
+	// and rejected the second (a false reject). Key j: admitted, as the
+	// log would; then a failure.
+	rows := []bench.TraceRow{
+		{Algorithm: "a", Sent: 0, Key: "k", Outcome: bench.Admitted},
+		{Algorithm: "a", Sent: 10, Key: "k", Outcome: bench.Rejected},
+		{Algorithm: "a", Sent: 20, Key: "k", Outcome: bench.Admitted},
+		{Algorithm: "a", Sent: 30, Key: "j", Outcome: bench.Admitted},
+		{Algorithm: "a", Sent: 40, Key: "j", Outcome: bench.Failed},
+	}
+	path := writeTrace(t, t.TempDir(), rows)
+	pol := result.PolicyJSON{Limit: 2, WindowNS: 1000, Burst: 2}
+	for _, tc := range []struct {
+		name               string
+		c                  tracefile.Counting
+		falseAdm, falseRej int64
+		pct                float64
+	}{
+		{name: "HTTP: the failure not compared", c: tracefile.Counting{HTTP: true}, falseAdm: 1, falseRej: 1, pct: 40},
+		{name: "fail closed: the failure a false reject", falseAdm: 1, falseRej: 2, pct: 60},
+		{name: "fail open: the failure as the log", c: tracefile.Counting{FailOpen: true}, falseAdm: 1, falseRej: 1, pct: 40},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := tc.c
+			ref, err := bench.Reference(pol.Policy(), 2)()
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Policy, c.Bin, c.Reference = pol, 100, ref
+			s := tracefile.NewSummary(c)
+			if err := tracefile.MergeRows([]tracefile.Part{{Path: path, Count: 5}}, func(r tracefile.Row) error { s.Add(r); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			run, err := s.Finish(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if run.FalseAdmits != tc.falseAdm || run.FalseRejects != tc.falseRej || run.DisagreementPct != tc.pct {
+				t.Errorf("false admits %d, false rejects %d, disagreement %v%%; want %d, %d, %v%%",
+					run.FalseAdmits, run.FalseRejects, run.DisagreementPct, tc.falseAdm, tc.falseRej, tc.pct)
 			}
 		})
 	}

@@ -2,12 +2,15 @@ package tracefile
 
 import (
 	"container/heap"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/result"
 )
@@ -33,6 +36,11 @@ type Counting struct {
 	// as a limiter error is.
 	HTTP     bool
 	FailOpen bool
+	// Reference, when not nil, is the exact limiter (bench.Reference) the
+	// decisions are compared with, each at its send instant in send order,
+	// as the engines compare theirs: Finish then sets the disagreement.
+	// An HTTP run's failed requests are not compared. Summary owns it.
+	Reference algorithms.Limiter
 }
 
 // Summary turns a run's rows, given in send order, into the measures of
@@ -57,6 +65,9 @@ type Summary struct {
 	prev      int64
 	end       int64
 	reordered int64
+	falseAdm  int64
+	falseRej  int64
+	refErr    error
 }
 
 // keyStats is one key's share and its exact span maximum.
@@ -138,6 +149,7 @@ func (s *Summary) Add(r Row) {
 		}
 		allowed = s.c.FailOpen
 	}
+	s.compare(at, r, allowed)
 	if !allowed {
 		s.run.Rejected++
 		s.run.RejectedCost += r.Cost
@@ -152,6 +164,22 @@ func (s *Summary) Add(r Row) {
 		return
 	}
 	heap.Push(&s.pending, served{at: max(int64(r.Done), at), cost: r.Cost, key: ks})
+}
+
+// compare asks the reference what it decides of the row, sent at at.
+func (s *Summary) compare(at int64, r Row, allowed bool) {
+	if s.c.Reference == nil || s.refErr != nil {
+		return
+	}
+	want, err := s.c.Reference.Allow(time.Duration(at), r.Key, r.Cost)
+	switch {
+	case err != nil:
+		s.refErr = err
+	case allowed && !want.Allowed:
+		s.falseAdm++
+	case !allowed && want.Allowed:
+		s.falseRej++
+	}
 }
 
 // release counts the services due by now: any still pending is served
@@ -178,10 +206,18 @@ func (s *Summary) End() int64 { return s.end }
 // Finish counts the services still pending and returns the run; duration
 // (ns) is the length of the run: the series has at least duration/Bin
 // bins, and the throughput is over it (0: up to the last instant). The
-// run has no algorithm, backend or replicas: the caller knows them.
-func (s *Summary) Finish(duration int64) result.Run {
+// run has no algorithm, backend or replicas: the caller knows them. Its
+// disagreement is -1 without a Reference, or when the reference failed
+// (an error it returns).
+func (s *Summary) Finish(duration int64) (result.Run, error) {
 	s.release(math.MaxInt64)
 	run := s.run
+	if s.c.Reference != nil && s.refErr == nil {
+		run.FalseAdmits, run.FalseRejects = s.falseAdm, s.falseRej
+		if run.Offered > 0 {
+			run.DisagreementPct = 100 * float64(s.falseAdm+s.falseRej) / float64(run.Offered)
+		}
+	}
 	if duration <= 0 {
 		duration = s.end + 1
 	}
@@ -204,7 +240,10 @@ func (s *Summary) Finish(duration int64) result.Run {
 			run.TimingUncertaintyNS = run.Latency.P99
 		}
 	}
-	return run
+	if s.refErr != nil {
+		return run, fmt.Errorf("tracefile: reference: %w", s.refErr)
+	}
+	return run, nil
 }
 
 func addBin(bins []int64, i, cost int64) []int64 {

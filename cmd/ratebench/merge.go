@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/ratebench/ratebench/algorithms/all"
+	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/tracefile"
 )
@@ -147,9 +148,11 @@ func planTraceMerge(dirs []string, inputs []result.Input, res *result.Result) (*
 	for n, m := range res.Runs {
 		tr := tracedRun{label: m.Label(), start: math.MaxInt64}
 		var zero, clocked, isHTTP bool
+		keys := 0 // an upper bound of the distinct keys, for the reference
 		for i := range inputs {
 			j := result.RunIndex(inputs, n, i)
 			r := inputs[i].Result.Runs[j]
+			keys += max(r.KeyCount, 1)
 			tr.start = min(tr.start, r.StartUnixNS)
 			zero, clocked = zero || r.StartUnixNS == 0, clocked || r.StartUnixNS != 0
 			isHTTP = isHTTP || r.HTTP != nil || http[i][j]
@@ -181,6 +184,13 @@ func planTraceMerge(dirs []string, inputs []result.Input, res *result.Result) (*
 		}
 		tr.count = tracefile.Counting{Policy: res.Policy, Bin: bin, Theory: m.TheoryMaxInWindow, Over: m.TheoryFor(),
 			Served: served, HTTP: isHTTP, FailOpen: m.FailOpen}
+		if res.Policy.Limit > 0 {
+			ref, err := bench.Reference(res.Policy.Policy(), keys)()
+			if err != nil {
+				return nil, "", fmt.Errorf("merge: reference: %w", err)
+			}
+			tr.count.Reference = ref
+		}
 		plan.runs = append(plan.runs, tr)
 	}
 	return plan, "", nil
@@ -188,15 +198,17 @@ func planTraceMerge(dirs []string, inputs []result.Input, res *result.Result) (*
 
 // mergeTraces writes the merged trace into o (in place once closed, see
 // endTrace), each run's rows in send order on the common clock, and puts
-// the exact maxima it counts into res. The strings are warnings. On an
-// error nothing is left of the trace.
+// what it recounts there into res (result.SetRecounted): the exact most
+// admitted in any W, the series, per-key shares and the disagreement with
+// the exact log over every input's requests. The strings are warnings. On
+// an error nothing is left of the trace.
 func mergeTraces(o *outDir, plan *tracePlan, res *result.Result) (*tracefile.Writer, []string, error) {
 	tw, err := startTrace(o, true)
 	if err != nil {
 		return nil, nil, err
 	}
 	var warns []string
-	maxima := make([]result.ExactMax, len(plan.runs))
+	recounted := make([]result.Recounted, len(plan.runs))
 	for n, tr := range plan.runs {
 		s := tracefile.NewSummary(tr.count)
 		err := tracefile.MergeRows(tr.parts, func(r tracefile.Row) error {
@@ -208,16 +220,18 @@ func mergeTraces(o *outDir, plan *tracePlan, res *result.Result) (*tracefile.Wri
 			tw.Abort()
 			return nil, nil, err
 		}
-		run := s.Finish(tr.span)
-		maxima[n] = result.ExactMax{StartUnixNS: tr.start, MaxAdmittedInWindow: run.MaxAdmittedInWindow,
-			MaxWindowEndNS: run.MaxWindowEndNS, MaxWindowSpanNS: run.MaxWindowSpanNS,
-			OverTheorySpanNS: run.OverTheorySpanNS, Series: run.Series}
+		run, err := s.Finish(tr.span)
+		if err != nil {
+			tw.Abort()
+			return nil, nil, err
+		}
+		recounted[n] = result.Recounted{StartUnixNS: tr.start, Run: run}
 		if k := s.Reordered(); k > 0 {
 			warns = append(warns, fmt.Sprintf("merge: %s: %d requests came more than %d rows out of send order in their trace; each counts at the instant of the request before it",
 				tr.label, k, tracefile.Lookahead))
 		}
 	}
-	if err := res.SetExactMax(maxima); err != nil {
+	if err := res.SetRecounted(recounted); err != nil {
 		tw.Abort()
 		return nil, nil, err
 	}

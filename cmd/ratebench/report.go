@@ -146,7 +146,10 @@ func (e *env) resultFromTrace(dir string, pf traceFlags) (*result.Result, error)
 		if err != nil {
 			return nil, err
 		}
-		run := s.Finish(span)
+		run, err := s.Finish(span)
+		if err != nil {
+			return nil, err
+		}
 		run.Algorithm, run.Replicas = seg.Algorithm, 1
 		res.Runs = append(res.Runs, run)
 		if k := s.Reordered(); k > 0 {

@@ -38,6 +38,7 @@ func TestShardsMergeToTheWholeRun(t *testing.T) {
 		name  string
 		n     int
 		extra []string // the same for the whole run and the shards
+		whole []string // the whole run's only
 	}{
 		{name: "one shard", n: 1},
 		{name: "two shards", n: 2},
@@ -46,17 +47,23 @@ func TestShardsMergeToTheWholeRun(t *testing.T) {
 		// 15/s a key over 3 replicas of 4/s: which replica an arrival
 		// reaches decides whether it is admitted.
 		{name: "three shards of three replicas", n: 3, extra: []string{"-replicas", "3", "-limit", "4"}},
+		// One key is split by arrival index, as replicas are: three shards
+		// keeping local state are three replicas, admitting up to 3x. Each
+		// shard's own exact log saw a third of the arrivals; the merge
+		// recounts the disagreement over all of them.
+		{name: "one key over three shards is three replicas", n: 3, extra: []string{"-keys", "1"}, whole: []string{"-replicas", "3"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			id := strings.Join(tc.extra, "")
-			want := wholes[id]
+			wid := id + strings.Join(tc.whole, "")
+			want := wholes[wid]
 			if want == nil {
-				whole := runShard(t, dir, "whole"+id, tc.extra...)
+				whole := runShard(t, dir, "whole"+wid, append(slices.Clone(tc.extra), tc.whole...)...)
 				var err error
 				if want, err = result.ReadFile(filepath.Join(whole, "result.json")); err != nil {
 					t.Fatal(err)
 				}
-				wholes[id] = want
+				wholes[wid] = want
 			}
 			var dirs []string
 			var err error
@@ -94,6 +101,9 @@ func TestShardsMergeToTheWholeRun(t *testing.T) {
 				if got.Meta.Shard != nil {
 					t.Errorf("merged meta keeps shard %+v", got.Meta.Shard)
 				}
+				if mi := got.Meta.Merge; mi == nil || mi.Shards != tc.n || !mi.Traced || mi.ClockErrorNS != 0 {
+					t.Errorf("merged meta merge %+v, want %d shards, traced, on one clock", mi, tc.n)
+				}
 			}
 			if len(got.Runs) != len(want.Runs) {
 				t.Fatalf("%d runs, want %d", len(got.Runs), len(want.Runs))
@@ -106,6 +116,13 @@ func TestShardsMergeToTheWholeRun(t *testing.T) {
 				}
 				if g.MaxAdmittedInWindow != w.MaxAdmittedInWindow {
 					t.Errorf("%s: most admitted in any W %d, want %d", w.Label(), g.MaxAdmittedInWindow, w.MaxAdmittedInWindow)
+				}
+				if g.FalseAdmits != w.FalseAdmits || g.FalseRejects != w.FalseRejects || g.DisagreementPct != w.DisagreementPct || w.DisagreementPct < 0 {
+					t.Errorf("%s: false admits/rejects %d/%d (%v%%), want %d/%d (%v%%)", w.Label(),
+						g.FalseAdmits, g.FalseRejects, g.DisagreementPct, w.FalseAdmits, w.FalseRejects, w.DisagreementPct)
+				}
+				if g.JainFairness != w.JainFairness {
+					t.Errorf("%s: Jain's index %v, want %v", w.Label(), g.JainFairness, w.JainFairness)
 				}
 				if !slices.Equal(g.Keys, w.Keys) {
 					t.Errorf("%s: per-key counts\n%v\nwant\n%v", w.Label(), g.Keys, w.Keys)
