@@ -73,8 +73,18 @@ type LiveConfig struct {
 	// well-behaved client would.
 	HonorRetryAfter bool
 	// AlignStart, when > 0, starts the pass at the next multiple of it
-	// since the Unix epoch: where a server's fixed windows start.
+	// since the Unix epoch: where a server's fixed windows start (with
+	// StartAt, the first multiple at or after StartAt).
 	AlignStart time.Duration
+
+	// StartAt, when not zero, is the instant the first pass's clock
+	// starts at; pass k's starts PassSlot after pass k-1's, so that
+	// processes that run the same targets (the shards of one schedule)
+	// start every pass together. A pass waits for its instant. When that
+	// has passed (a process started late, or the pass before overran its
+	// slot), its clock starts there all the same: its arrivals count as
+	// late, and Run.Live.StartLagNS says by how much it began after it.
+	StartAt time.Time
 	// Theory, when set, gives the worst case admitted in any W for the
 	// policy once it is known (Target.Theory otherwise).
 	Theory func(algorithms.Policy) int64
@@ -167,19 +177,23 @@ func Live(ctx context.Context, cfg LiveConfig, targets []Target) ([]result.Run, 
 		return nil, err
 	}
 	runs := make([]result.Run, 0, len(targets))
+	at := cfg.StartAt
 	for _, t := range targets {
-		run, err := livePassRun(ctx, cfg, t, false)
+		run, err := livePassRun(ctx, cfg, t, at, false)
 		if run != nil {
 			runs = append(runs, *run)
 		}
 		if err != nil {
 			return runs, err
 		}
+		if !at.IsZero() {
+			at = at.Add(PassSlot(cfg, t))
+		}
 	}
 	if cfg.Calibration < 0 || len(runs) == 0 {
 		return runs, nil
 	}
-	run, err := livePassRun(ctx, cfg, noopTarget(), true)
+	run, err := livePassRun(ctx, cfg, noopTarget(), time.Time{}, true)
 	if run != nil && run.Offered > 0 {
 		cal := calibrationOf(run)
 		cal.ClockReadNS = clockReadCost()
@@ -202,6 +216,10 @@ func LiveWallTime(cfg LiveConfig, targets []Target) time.Duration {
 	}
 	var d time.Duration
 	for _, t := range targets {
+		if !cfg.StartAt.IsZero() {
+			d += PassSlot(cfg, t)
+			continue
+		}
 		d += cfg.span()
 		if t.Shaper {
 			d += cfg.Drain
@@ -209,6 +227,27 @@ func LiveWallTime(cfg LiveConfig, targets []Target) time.Duration {
 	}
 	if cfg.Calibration > 0 && len(targets) > 0 {
 		d += cfg.Calibration
+	}
+	return d
+}
+
+// slotSlack is what a pass's slot leaves, after its span and a shaper's
+// drain, for the requests still in flight and the next pass's set-up.
+const slotSlack = time.Second
+
+// PassSlot is the time between the planned starts of a live pass of t
+// and of the next (LiveConfig.StartAt): the workload's span, the drain
+// for a shaper, and a second for what is still in flight and the next
+// pass's set-up. It depends only on cfg and t, so that every process
+// plans the same starts.
+func PassSlot(cfg LiveConfig, t Target) time.Duration {
+	cfg, err := cfg.resolve()
+	if err != nil {
+		return slotSlack
+	}
+	d := max(cfg.span(), 0) + slotSlack
+	if t.Shaper {
+		d += cfg.Drain
 	}
 	return d
 }

@@ -33,7 +33,9 @@ type livePass struct {
 	lims      []algorithms.Limiter
 	exec      Executor // nil for a target's limiters
 	calibrate bool
+	planned   time.Time // the start StartAt plans for this pass; zero: none
 	start     time.Time
+	lag       time.Duration // how long after planned the pass began
 	workers   []*liveWorker
 	disp      *dispatch
 	chunks    chan liveChunk
@@ -95,8 +97,9 @@ func newLivePass(cfg LiveConfig, t Target, lims []algorithms.Limiter, exec Execu
 }
 
 // livePassRun drives one target (or, with calibrate, the no-op) over the
-// schedule: the whole workload, or its first cfg.Calibration.
-func livePassRun(ctx context.Context, cfg LiveConfig, t Target, calibrate bool) (*result.Run, error) {
+// schedule: the whole workload, or its first cfg.Calibration; at, when
+// not zero, is the pass's planned start.
+func livePassRun(ctx context.Context, cfg LiveConfig, t Target, at time.Time, calibrate bool) (*result.Run, error) {
 	lims, err := replicas(t)
 	if err != nil {
 		return nil, err
@@ -110,6 +113,9 @@ func livePassRun(ctx context.Context, cfg LiveConfig, t Target, calibrate bool) 
 	p := newLivePass(cfg, t, lims, nil, calibrate)
 	coll := newLiveCollector(p, ref)
 	coll.begin(cfg.Policy, "")
+	if p.planned = at; !sleepUntil(ctx, at) {
+		return nil, ctx.Err()
+	}
 	run, err := p.run(ctx, coll)
 	if run != nil {
 		run.LossyEvictions = lossyEvictions(lims)
@@ -157,6 +163,7 @@ func (p *livePass) run(ctx context.Context, coll *liveCollector) (*result.Run, e
 	run := coll.rec.Finish(coll.policy, int64(max(span, 1)))
 	run.StartUnixNS = p.start.UnixNano()
 	liveMeasures(&run, cfg, s, results, span, wall)
+	run.Live.StartLagNS = int64(p.lag)
 	if p.exec != nil && run.Live.Service != nil {
 		run.TimingUncertaintyNS = run.Live.Service.P99 // the server decided between send and answer
 	}
@@ -199,7 +206,16 @@ func LiveExecutor(ctx context.Context, cfg LiveConfig, t Target, exec Executor) 
 	} else {
 		p.wantPolicy.Store(true)
 	}
-	if cfg.AlignStart > 0 && !alignStart(ctx, cfg.AlignStart) {
+	switch {
+	case !cfg.StartAt.IsZero():
+		p.planned = cfg.StartAt
+		if step := int64(cfg.AlignStart); step > 0 {
+			p.planned = time.Unix(0, (p.planned.UnixNano()+step-1)/step*step)
+		}
+		if !sleepUntil(ctx, p.planned) {
+			return result.Run{}, cfg.Policy, ctx.Err()
+		}
+	case cfg.AlignStart > 0 && !alignStart(ctx, cfg.AlignStart):
 		return result.Run{}, cfg.Policy, ctx.Err()
 	}
 	run, err := p.run(ctx, coll)
@@ -207,6 +223,23 @@ func LiveExecutor(ctx context.Context, cfg LiveConfig, t Target, exec Executor) 
 		return result.Run{}, coll.policy, err
 	}
 	return *run, coll.policy, err
+}
+
+// sleepUntil waits for the instant at (at once when it is zero or past);
+// false when ctx is done first.
+func sleepUntil(ctx context.Context, at time.Time) bool {
+	d := time.Until(at)
+	if at.IsZero() || d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // alignStart waits for the next multiple of step since the Unix epoch, so
@@ -258,6 +291,11 @@ func (h *holds) held(key string, now time.Duration) bool {
 func (p *livePass) drive(ctx context.Context, coll *liveCollector, stream workload.Stream, until time.Duration, bar Bar) (schedule, []*workerResult) {
 	stopColl, collDone := make(chan struct{}), make(chan struct{})
 	p.start = time.Now()
+	if !p.planned.IsZero() {
+		// The clock starts at the planned instant, even when that has
+		// passed: arrivals then count their lateness from it.
+		p.start, p.lag = p.planned, max(p.start.Sub(p.planned), 0)
+	}
 	for _, w := range p.workers {
 		go w.run()
 	}

@@ -369,3 +369,53 @@ func TestLiveTrace(t *testing.T) {
 		t.Errorf("%d rows, the runs offered %d: the calibration's are in the trace", len(tr.rows), i)
 	}
 }
+
+// TestLiveStartAtPlansEveryPass: with StartAt, the first pass's clock
+// starts there and the next one PassSlot later, so that processes running
+// the same targets start each pass together; a start already past still
+// anchors the clock, and the pass says how late it began.
+func TestLiveStartAtPlansEveryPass(t *testing.T) {
+	p := algorithms.Policy{Limit: 50, Window: 100 * time.Millisecond}
+	cfg := liveConfig(p, workload.Spec{Name: "constant", Rate: 500, Duration: 200 * time.Millisecond})
+	cfg.Calibration = -1
+	targets, err := bench.MemoryTargets([]string{"gcra", "leaky-queue"}, p, bench.Keys{N: 1}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		start  time.Duration // from now
+		minLag time.Duration // of the first pass
+	}{
+		{name: "ahead", start: 150 * time.Millisecond},
+		{name: "already past", start: -80 * time.Millisecond, minLag: 80 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := cfg
+			c.StartAt = time.Now().Add(tc.start)
+			runs := live(t, c, targets)
+			if len(runs) != 2 {
+				t.Fatalf("%d runs, want 2", len(runs))
+			}
+			want := []time.Time{c.StartAt, c.StartAt.Add(bench.PassSlot(c, targets[0]))}
+			for i, r := range runs {
+				if got := time.Unix(0, r.StartUnixNS); !got.Equal(want[i]) {
+					t.Errorf("pass %d (%s) starts at %v, want %v", i, r.Algorithm, got, want[i])
+				}
+				var minLag time.Duration // a later pass has its slot's slack
+				if i == 0 {
+					minLag = tc.minLag
+				}
+				if lag := time.Duration(r.Live.StartLagNS); lag < minLag || lag > minLag+50*time.Millisecond {
+					t.Errorf("pass %d began %v after its planned start; want at least %v and not 50ms more", i, lag, minLag)
+				}
+			}
+			if late := runs[0].Live.Lateness.Max; tc.minLag > 0 && late < int64(tc.minLag) {
+				t.Errorf("first pass lateness max %v: its first arrivals were due before it began, %v late", time.Duration(late), tc.minLag)
+			}
+		})
+	}
+	if s, q := bench.PassSlot(cfg, targets[0]), bench.PassSlot(cfg, targets[1]); s != 200*time.Millisecond+time.Second || q <= s {
+		t.Errorf("slots: gcra %v (want the span and a second), leaky-queue %v (want more: its drain)", s, q)
+	}
+}

@@ -259,7 +259,7 @@ func (f *attackFlags) plan(ctx context.Context) (*attack, error) {
 		Config:      bench.Config{Policy: algorithms.Policy{Limit: f.limit, Window: f.window, Burst: f.burst}, Workload: spec, Span: info.Span},
 		MaxInFlight: f.maxInFlight, Closed: f.rate == 0, Connections: f.conns, HonorRetryAfter: f.honor,
 	}
-	a.cfg.Shard = sh.sh
+	a.cfg.Shard, a.cfg.StartAt = sh.sh, sh.at
 	if spec.Name == "boundary" && spec.Align != workload.AlignFirstRequest {
 		a.cfg.AlignStart = f.window // windows start at multiples of W since the epoch
 	}
@@ -318,7 +318,7 @@ func (e *env) attack(ctx context.Context, a *attack, out *outDir, seed uint64, n
 		out.abandon()
 		return err
 	}
-	if !a.shard.wait(ctx, e.stderr) {
+	if !a.shard.wait(ctx) {
 		if tw != nil {
 			tw.Abort()
 		}
@@ -350,7 +350,7 @@ func (e *env) attack(ctx context.Context, a *attack, out *outDir, seed uint64, n
 	h.SourceAddrs = a.client.Sources()
 	meta.Interrupted = interrupted
 	runs := []result.Run{run}
-	meta.Warnings = phraseAll(runs)
+	meta.Warnings = append(phraseAll(runs), a.shard.lagWarnings(runs)...)
 	for _, w := range meta.Warnings {
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)
 	}

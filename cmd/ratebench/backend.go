@@ -18,6 +18,7 @@ type backendFlags struct {
 	failOpen  bool
 	timeout   time.Duration
 	redisTime string
+	prefix    string // names the shared state; "" is a fresh name per run (-prefix, for run and serve)
 }
 
 func (b *backendFlags) register(fs *flag.FlagSet) {
@@ -41,6 +42,13 @@ func (b *backendFlags) check() error {
 	return nil
 }
 
+// shared reports whether the state lives outside the process (Redis,
+// SQLite); false for memory or a backend that does not parse.
+func (b *backendFlags) shared() bool {
+	p, err := backend.Parse(b.backend)
+	return err == nil && p.Kind != backend.Memory
+}
+
 // targets builds the targets on the chosen backend, the in-memory ones
 // sized for keys keys within the bounds. Bad values are usage errors
 // (exit 2); an unreachable backend is a plain error (exit 1). Nothing is
@@ -50,7 +58,7 @@ func (b *backendFlags) targets(names []string, p algorithms.Policy, keys, replic
 		return nil, nil, err
 	}
 	opts := backend.Options{Timeout: b.timeout, FailOpen: b.failOpen, ServerTime: b.redisTime == "server", Live: live, Workers: workers,
-		MaxKeys: bd.maxKeys, Lossy: bd.lossy}
+		MaxKeys: bd.maxKeys, Lossy: bd.lossy, Prefix: b.prefix}
 	targets, closeFn, err := backend.Targets(names, p, keys, replicas, b.backend, opts)
 	switch {
 	case err == nil:

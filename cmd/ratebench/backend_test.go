@@ -23,6 +23,8 @@ func TestBackendFlagErrors(t *testing.T) {
 		{"server time in sim mode", []string{"-backend", "redis://127.0.0.1:1", "-algos", "gcra", "-redis-time", "server"}, 2, "live"},
 		{"bad redis-time", []string{"-redis-time", "later"}, 2, "-redis-time"},
 		{"zero timeout", []string{"-backend-timeout", "0s"}, 2, "-backend-timeout"},
+		{"prefix in memory", []string{"-prefix", "team-a"}, 2, "-prefix"},
+		{"sim shards on redis", []string{"-backend", "redis://127.0.0.1:1", "-algos", "gcra", "-shard", "1/3"}, 2, "sim shards"},
 		// Port 1 on loopback refuses at once: a failure, not bad input.
 		{"unreachable redis", []string{"-backend", "redis://127.0.0.1:1", "-algos", "gcra", "-backend-timeout", "200ms"}, 1, "redis"},
 	} {

@@ -46,6 +46,7 @@ func TestBadInputExits2WithOneLineAndNoFolder(t *testing.T) {
 		{"bad boundary limit", []string{"boundary", "-limit", "-3"}, "limit"},
 		{"missing scenario", []string{"run", "-scenario", "nope.yaml"}, "nope.yaml"},
 		{"trace of a scenario", []string{"run", "-scenario", "default", "-trace"}, "-trace"},
+		{"prefix of a scenario", []string{"run", "-scenario", "default", "-prefix", "p"}, "-prefix"},
 		{"edge offset off boundary", []string{"run", "-workload", "poisson", "-edge-offset", "1ms"}, "-edge-offset"},
 		{"edge offset of a window", []string{"run", "-workload", "boundary", "-edge-offset", "1s"}, "EdgeOffset"},
 		{"probe without a URL", []string{"probe"}, "-url"},

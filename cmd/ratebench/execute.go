@@ -53,7 +53,7 @@ func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
 	if tw != nil {
 		m.cfg.Trace = tw
 	}
-	if m.eng.mode == "live" && !m.shard.wait(ctx, e.stderr) {
+	if m.eng.mode == "live" && !m.shard.wait(ctx) {
 		if tw != nil {
 			tw.Abort()
 		}
@@ -75,7 +75,7 @@ func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
 		return nil, err
 	}
 	meta.Interrupted = interrupted
-	meta.Warnings = phraseAll(runs)
+	meta.Warnings = append(phraseAll(runs), m.shard.lagWarnings(runs)...)
 	for _, w := range meta.Warnings {
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)
 	}

@@ -61,6 +61,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.workers, "workers", bench.DefaultWorkers(), fmt.Sprintf("live mode: goroutines calling the limiters, at most %d", bench.MaxWorkers))
 	fs.IntVar(&f.maxInFlight, "max-inflight", bench.DefaultMaxInFlight, "live mode: arrivals sent and not yet done above which new ones are dropped (and counted)")
 	f.backend.register(fs)
+	fs.StringVar(&f.backend.prefix, "prefix", "", "Redis key prefix or SQLite scope of the limiters' state: processes with the same one share it, and a run inherits what an earlier one left under it (default: a fresh one per run; live shards on a shared backend: ratebench:shards:<-start-at in Unix ns>)")
 	fs.Uint64Var(&f.seed, "seed", 1, "workload seed")
 	fs.StringVar(&f.out, "out", "", "output folder: new, empty, or an earlier result's, whose outputs are replaced (default results/<timestamp>-<workload>)")
 	fs.StringVar(&f.scenario, "scenario", "", "YAML or JSON matrix of workloads x algorithms x policies ('default': the built-in comparison)")
@@ -236,6 +237,9 @@ func (f *runFlags) plan(ctx context.Context) (measured, func() error, error) {
 	if err := f.backend.check(); err != nil {
 		return measured{}, nil, err
 	}
+	if err := f.sharedState(sh); err != nil {
+		return measured{}, nil, err
+	}
 	info, refKeys, err := inspect(ctx, &s, b)
 	if err != nil {
 		return measured{}, nil, err
@@ -254,7 +258,7 @@ func (f *runFlags) plan(ctx context.Context) (measured, func() error, error) {
 		return measured{}, nil, err
 	}
 	m := measured{
-		eng:      f.engine(),
+		eng:      f.engine(sh.at),
 		cfg:      bench.Config{Policy: p, Workload: s, Span: info.Span, Reference: bench.Reference(p, refKeys), Shard: sh.sh},
 		targets:  targets,
 		out:      out,
@@ -265,6 +269,25 @@ func (f *runFlags) plan(ctx context.Context) (measured, func() error, error) {
 		shard:    sh,
 	}
 	return m, closeFn, nil
+}
+
+// sharedState checks -prefix against the backend and the shard, and names
+// the state of live shards on a shared backend after -start-at unless
+// -prefix names it, so that shards started together share one state and
+// never an earlier run's. Sim shards on a shared backend are refused: each
+// plays its virtual instants as fast as it can, so one shard's would reach
+// the shared state out of order with another's.
+func (f *runFlags) sharedState(sh shardRun) error {
+	shared := f.backend.shared()
+	switch {
+	case f.backend.prefix != "" && !shared:
+		return usagef("-prefix names state on a shared backend; -backend %s keeps it in the process", f.backend.backend)
+	case shared && f.mode == "sim" && !sh.sh.Whole():
+		return usagef("-shard %s: sim shards on a shared backend would reach its state with their virtual instants out of order; use -mode live, or -backend memory", sh.sh)
+	case shared && !sh.sh.Whole() && f.backend.prefix == "":
+		f.backend.prefix = fmt.Sprintf("ratebench:shards:%d", sh.at.UnixNano())
+	}
+	return nil
 }
 
 func (e *env) runCommand() *command {
@@ -285,6 +308,9 @@ func (e *env) runCommand() *command {
 			}
 			if isSet(c.fs, "shard") || isSet(c.fs, "start-at") {
 				return usagef("-shard and -start-at split one run's schedule; they do not go with -scenario")
+			}
+			if isSet(c.fs, "prefix") {
+				return usagef("-prefix names one run's shared state; it does not go with -scenario")
 			}
 			b, err := f.bounds()
 			if err != nil {
@@ -315,11 +341,13 @@ type engine struct {
 var simEngine = engine{mode: "sim", run: bench.Simulate}
 
 // engine returns the engine the flags ask for.
-func (f *runFlags) engine() engine {
+// engine is the run's engine; a live run's first pass starts at start
+// when it is not zero, and every later pass in its slot after it.
+func (f *runFlags) engine(start time.Time) engine {
 	if f.mode != "live" {
 		return simEngine
 	}
-	cfg := bench.LiveConfig{Workers: f.workers, MaxInFlight: f.maxInFlight}
+	cfg := bench.LiveConfig{Workers: f.workers, MaxInFlight: f.maxInFlight, StartAt: start}
 	return engine{
 		mode: "live",
 		run: func(ctx context.Context, c bench.Config, targets []bench.Target) ([]result.Run, error) {

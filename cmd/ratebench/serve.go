@@ -57,17 +57,17 @@ var defaultServeTimeouts = serveTimeouts{
 // serveFlags are the flags of `ratebench serve`.
 type serveFlags struct {
 	backendFlags
-	addr, algo, trust, proxyHeader, key, prefix string
-	display                                     string // the backend, password removed
-	limit, burst                                int64
-	window                                      time.Duration
-	legacy                                      bool
-	timeouts                                    serveTimeouts
-	maxKeys                                     int
-	onFull                                      string
-	fs                                          *flag.FlagSet  // to tell the flags given from defaults
-	keyed                                       *keyed.Limiter // the memory backend's, for its counts; nil on a shared one
-	wrap                                        func(algorithms.Limiter) algorithms.Limiter
+	addr, algo, trust, proxyHeader, key string
+	display                             string // the backend, password removed
+	limit, burst                        int64
+	window                              time.Duration
+	legacy                              bool
+	timeouts                            serveTimeouts
+	maxKeys                             int
+	onFull                              string
+	fs                                  *flag.FlagSet  // to tell the flags given from defaults
+	keyed                               *keyed.Limiter // the memory backend's, for its counts; nil on a shared one
+	wrap                                func(algorithms.Limiter) algorithms.Limiter
 }
 
 // register defines serve's flags on fs and keeps fs, to tell the flags
@@ -80,7 +80,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	durationVar(fs, &f.window, "window", time.Second, "window W")
 	fs.Int64Var(&f.burst, "burst", 0, "burst B (default: L)")
 	f.backendFlags.register(fs)
-	fs.StringVar(&f.prefix, "prefix", "ratebench:serve", "Redis key prefix or SQLite scope of the quota: servers with the same one share it")
+	fs.StringVar(&f.backendFlags.prefix, "prefix", "ratebench:serve", "Redis key prefix or SQLite scope of the quota: servers with the same one share it")
 	fs.StringVar(&f.trust, "trust-proxy", "", "comma-separated CIDRs (or addresses) of reverse proxies whose forwarding header is believed")
 	fs.StringVar(&f.proxyHeader, "proxy-header", httplimit.HeaderXForwardedFor, "the header trusted proxies write: X-Forwarded-For or Forwarded")
 	fs.StringVar(&f.key, "key", "", "what a request is limited by: the client IP (default) or header:NAME (e.g. header:X-API-Key)")

@@ -4,11 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
+	"os"
 	"strconv"
 	"time"
 
 	"github.com/ratebench/ratebench/bench/result"
+	"github.com/ratebench/ratebench/report"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -19,21 +20,22 @@ const defaultMaxStartLag = 100 * time.Millisecond
 // shardFlags are the flags that make a run one shard of a schedule split
 // over several processes: -shard, -start-at and -max-start-lag.
 type shardFlags struct {
-	shard, startAt string
-	maxLag         time.Duration
+	shard, startAt   string
+	maxLag, clockErr time.Duration
 }
 
 func (f *shardFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.shard, "shard", "0/1", "play part I of N of the schedule (keys split over N processes, balancing expected arrivals; one key: arrival i goes to i mod N); merge the N results with ratebench merge")
 	fs.StringVar(&f.startAt, "start-at", "", "instant every shard starts at, RFC 3339 or Unix ns (required for live shards with N > 1; sim: recorded, the start is the virtual zero)")
 	durationVar(fs, &f.maxLag, "max-start-lag", defaultMaxStartLag, "say so when a shard starts more than this after -start-at")
+	durationVar(fs, &f.clockErr, "clock-error", 0, "how far this host's clock may be from true time (e.g. chronyc tracking: |System time| + Root dispersion); merge adds the two largest of the shards' to the timing uncertainty (0: unknown; shards on one host share a clock)")
 }
 
 // shardRun is a checked -shard, -start-at and -max-start-lag.
 type shardRun struct {
-	sh     workload.Shard
-	at     time.Time // zero: not given
-	maxLag time.Duration
+	sh               workload.Shard
+	at               time.Time // zero: not given
+	maxLag, clockErr time.Duration
 }
 
 // resolve checks the flags; live runs (live mode, attack) need -start-at
@@ -43,9 +45,12 @@ func (f *shardFlags) resolve(live bool) (shardRun, error) {
 	if err != nil {
 		return shardRun{}, usagef("-shard %v", err)
 	}
-	r := shardRun{sh: sh, maxLag: f.maxLag}
+	r := shardRun{sh: sh, maxLag: f.maxLag, clockErr: f.clockErr}
 	if f.maxLag < 0 {
 		return r, usagef("-max-start-lag %v must be >= 0", f.maxLag)
+	}
+	if f.clockErr < 0 {
+		return r, usagef("-clock-error %v must be >= 0", f.clockErr)
 	}
 	if f.startAt != "" {
 		if r.at, err = parseInstant(f.startAt); err != nil {
@@ -72,10 +77,11 @@ func (r shardRun) meta() *result.Shard {
 	if r.sh.Whole() && r.at.IsZero() {
 		return nil
 	}
-	m := &result.Shard{Index: r.sh.I, Count: max(r.sh.N, 1)}
+	m := &result.Shard{Index: r.sh.I, Count: max(r.sh.N, 1), ClockErrorNS: int64(r.clockErr)}
 	if !r.at.IsZero() {
 		m.StartAtUnixNS = r.at.UnixNano()
 	}
+	m.Host, _ = os.Hostname()
 	return m
 }
 
@@ -94,24 +100,31 @@ func (r shardRun) balance(s workload.Spec) []string {
 	return nil
 }
 
-// wait waits for -start-at, when given, and says on w when the shard
-// starts more than -max-start-lag after it; false when ctx is done first.
-func (r shardRun) wait(ctx context.Context, w io.Writer) bool {
+// wait waits for -start-at, when given; false when ctx is done first, so
+// that an interrupt before the start leaves nothing behind.
+func (r shardRun) wait(ctx context.Context) bool {
 	if r.at.IsZero() {
 		return true
 	}
-	if d := time.Until(r.at); d > 0 {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			return false
+	t := time.NewTimer(time.Until(r.at))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// lagWarnings say which passes began more than -max-start-lag after the
+// start -start-at planned for them (Live.StartLagNS).
+func (r shardRun) lagWarnings(runs []result.Run) []string {
+	var out []string
+	for _, run := range runs {
+		if l := run.Live; l != nil && time.Duration(l.StartLagNS) > r.maxLag {
+			out = append(out, fmt.Sprintf("%s: shard %s began %v after the start -start-at %s planned for it, more than -max-start-lag %v: its requests left late against the other shards' (lateness counts from the planned start)",
+				run.Label(), r.sh, report.Round3(time.Duration(l.StartLagNS)), r.at.Format(time.RFC3339Nano), r.maxLag))
 		}
 	}
-	if late := time.Since(r.at); late > r.maxLag {
-		fmt.Fprintf(w, "warning: shard %s started %v after -start-at %s, more than -max-start-lag %v: its requests leave late against the other shards'\n",
-			r.sh, late.Round(time.Millisecond), r.at.Format(time.RFC3339Nano), r.maxLag)
-	}
-	return true
+	return out
 }

@@ -5,12 +5,15 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/ratebench/ratebench/algorithms/redis/redistest"
 	"github.com/ratebench/ratebench/bench/result"
 )
 
@@ -52,10 +55,88 @@ func TestAttackShardsMatchServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := res.Runs[0]
+	var held int64
+	for _, d := range dirs {
+		r, err := result.ReadFile(filepath.Join(d, "result.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		held += r.Runs[0].Latency.Count
+	}
+	if run.Latency == nil || run.Latency.Count != held || held != run.Offered {
+		t.Errorf("merged latency histogram holds %v values; the shards' hold %d, offered %d", run.Latency, held, run.Offered)
+	}
 	if got := run.StatusCodes["200"]; got != admitted || run.Admitted != admitted || admitted == 0 {
 		t.Errorf("merged shards: %d 200s (admitted %d); server admitted %d", got, run.Admitted, admitted)
 	}
 	if got := run.StatusCodes["429"]; got != rejected || run.Rejected != rejected {
 		t.Errorf("merged shards: %d 429s (rejected %d); server rejected %d", got, run.Rejected, rejected)
+	}
+}
+
+// TestLiveShardsShareRedis: three live shards of a one-key schedule, each
+// sending a third of its arrivals to one Redis under one -prefix, admit
+// what one process sending them all admits, within the timing
+// uncertainty: the state they share is one limiter's.
+func TestLiveShardsShareRedis(t *testing.T) {
+	redistest.Skip(t)
+	dir := t.TempDir()
+	srv, err := redistest.Start(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop()
+	args := []string{"run", "-mode", "live", "-algos", "gcra", "-limit", "50", "-window", "1s", "-workload", "constant",
+		"-rate", "300", "-duration", "2s", "-backend", "redis://" + srv.Addr(), "-trace", "-no-report"}
+	whole := filepath.Join(dir, "whole")
+	if code, _, stderr := runCLI(t, dir, append(slices.Clone(args), "-out", whole)...); code != 0 {
+		t.Fatalf("one process: exit %d: %s", code, stderr)
+	}
+	const n = 3
+	at := strconv.FormatInt(time.Now().Add(500*time.Millisecond).UnixNano(), 10)
+	dirs := make([]string, n)
+	codes := make([]int, n)
+	stderrs := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		dirs[i] = filepath.Join(dir, fmt.Sprintf("shard-%d", i))
+		wg.Go(func() {
+			codes[i], _, stderrs[i] = runCLI(t, dir, append(slices.Clone(args), "-out", dirs[i], "-shard", fmt.Sprintf("%d/%d", i, n),
+				"-start-at", at, "-prefix", "ratebench-test:shared", "-max-start-lag", "1s")...)
+		})
+	}
+	wg.Wait()
+	for i := range n {
+		if codes[i] != 0 {
+			t.Fatalf("shard %d: exit %d: %s", i, codes[i], stderrs[i])
+		}
+	}
+	merged := filepath.Join(dir, "merged")
+	if code, _, stderr := runCLI(t, dir, append(append([]string{"merge"}, dirs...), "-out", merged)...); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	one, err := result.ReadFile(filepath.Join(whole, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := result.ReadFile(filepath.Join(merged, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, m := one.Runs[0], all.Runs[0]
+	// A decision instant off by d moves at most L*d/W admits across the
+	// run's end; the shards' instants are off by their lateness.
+	var off time.Duration
+	for _, r := range []result.Run{w, m} {
+		off = max(off, time.Duration(r.Live.Lateness.P99), time.Duration(r.Live.StartLagNS))
+	}
+	tol := 2 + int64(math.Ceil(50*off.Seconds()))
+	t.Logf("one process admitted %d of %d; three shards %d of %d (tolerance %d, lateness p99 and start lag up to %v)",
+		w.Admitted, w.Offered, m.Admitted, m.Offered, tol, off)
+	if m.Offered != w.Offered || m.Admitted < w.Admitted-tol || m.Admitted > w.Admitted+tol {
+		t.Errorf("three shards on one Redis admitted %d of %d; one process %d of %d; want within %d", m.Admitted, m.Offered, w.Admitted, w.Offered, tol)
+	}
+	if m.MaxAdmittedInWindow > w.MaxAdmittedInWindow+tol {
+		t.Errorf("three shards admitted up to %d in a window, one process %d: they did not share the state", m.MaxAdmittedInWindow, w.MaxAdmittedInWindow)
 	}
 }
