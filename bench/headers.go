@@ -7,11 +7,12 @@ import (
 	"github.com/ratebench/ratebench/bench/result"
 )
 
-// headerCheck judges an HTTP service's Retry-After and remaining counts
-// by what followed each answer for the same key, from the pass's rows in
-// send order (a Tracer). Its memory is one small state per key. Owned by
-// the collector.
-type headerCheck struct {
+// HeaderCheck judges an HTTP service's Retry-After and remaining counts
+// by what followed each answer for the same key, from an HTTP run's rows
+// in send order (a Tracer): the live collector's, or a merge's over its
+// shards' traces. Its memory is one small state per key. The zero value
+// is not usable; use NewHeaderCheck. Not safe for concurrent use.
+type HeaderCheck struct {
 	keys    map[string]*keyHeaders
 	stats   result.HeaderStats
 	factors []float64 // Retry-After over the wait that sufficed, when overstated
@@ -33,10 +34,11 @@ type keyHeaders struct {
 	remOpen          bool
 }
 
-func newHeaderCheck() *headerCheck { return &headerCheck{keys: map[string]*keyHeaders{}} }
+// NewHeaderCheck returns a HeaderCheck that has seen no row.
+func NewHeaderCheck() *HeaderCheck { return &HeaderCheck{keys: map[string]*keyHeaders{}} }
 
 // Row implements Tracer.
-func (h *headerCheck) Row(r TraceRow) {
+func (h *HeaderCheck) Row(r TraceRow) {
 	if r.Outcome == Failed {
 		return
 	}
@@ -95,8 +97,8 @@ func (h *headerCheck) Row(r TraceRow) {
 	}
 }
 
-// result returns the stats.
-func (h *headerCheck) result() *result.HeaderStats {
+// Result returns what the rows seen so far say of the fields.
+func (h *HeaderCheck) Result() *result.HeaderStats {
 	s := h.stats
 	if len(h.factors) > 0 {
 		slices.Sort(h.factors)

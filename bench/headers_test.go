@@ -60,11 +60,11 @@ func TestHeaderCheck(t *testing.T) {
 			want: result.HeaderStats{RemainingChecked: 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHeaderCheck()
+			h := NewHeaderCheck()
 			for _, r := range tc.rows {
 				h.Row(r)
 			}
-			if got := *h.result(); got != tc.want {
+			if got := *h.Result(); got != tc.want {
 				t.Errorf("got %+v\nwant %+v", got, tc.want)
 			}
 		})

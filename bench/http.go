@@ -37,7 +37,7 @@ func answers(run *result.Run, results []*workerResult, s schedule, c *liveCollec
 		}
 	}
 	if c.headers != nil {
-		h.Headers = c.headers.result()
+		h.Headers = c.headers.Result()
 	}
 	ended := run.Offered - run.ErrorKinds[KindCanceled]
 	h.CompletedRatePerS = float64(ended) / max(wall, 1).Seconds()

@@ -49,7 +49,7 @@ type liveCollector struct {
 	source   string       // PolicyFrom..., for an executor pass
 	early    []liveRec    // decisions in order, waiting for the policy
 	trace    *traceOrder  // the rows in send order, to the trace and headers
-	headers  *headerCheck // with an executor
+	headers  *HeaderCheck // with an executor
 	ref      algorithms.Limiter
 	refErr   error
 	failOpen bool
@@ -72,7 +72,7 @@ func newLiveCollector(p *livePass, ref algorithms.Limiter) *liveCollector {
 	if p.rows {
 		var to tee
 		if p.exec != nil {
-			c.headers = newHeaderCheck()
+			c.headers = NewHeaderCheck()
 			to = append(to, c.headers)
 		}
 		if p.cfg.Trace != nil {

@@ -52,5 +52,5 @@ func p99(l *result.Percentiles) string {
 	if l == nil {
 		return "-"
 	}
-	return time.Duration(l.P99).String()
+	return Round3(time.Duration(l.P99)).String()
 }

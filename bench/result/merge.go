@@ -182,8 +182,9 @@ type Recounted struct {
 // recounted[n], counted over the inputs' traces on one clock: the most
 // admitted in any span W (with its end and span) and the shortest span
 // over the theory, the series on the common clock, the per-key table, key
-// count and Jain's index, and the disagreement when the recount had a
-// reference (DisagreementPct >= 0). It sets StartUnixNS to the clock's
+// count and Jain's index, the disagreement when the recount had a
+// reference (DisagreementPct >= 0), and an HTTP run's header checks (one
+// shard's answers are followed by the others' requests for the same key). It sets StartUnixNS to the clock's
 // zero, recomputes the burst ratio, drops MaxLowerBound and marks
 // Meta.Merge traced. Latency stays the merge of the inputs' histograms.
 // recounted must have one entry per run, each with the run's counts
@@ -209,6 +210,11 @@ func (r *Result) SetRecounted(recounted []Recounted) error {
 		m.Keys, m.KeyCount, m.JainFairness = c.Keys, c.KeyCount, c.JainFairness
 		if c.DisagreementPct >= 0 {
 			m.DisagreementPct, m.FalseAdmits, m.FalseRejects = c.DisagreementPct, c.FalseAdmits, c.FalseRejects
+		}
+		if c.HTTP != nil && c.HTTP.Headers != nil && m.HTTP != nil {
+			h := *m.HTTP
+			h.Headers = c.HTTP.Headers
+			m.HTTP = &h
 		}
 		if r.Policy.Limit > 0 {
 			m.BurstRatio = float64(m.MaxAdmittedInWindow) / float64(r.Policy.Limit)

@@ -49,8 +49,9 @@ type Counting struct {
 // one key in any span (t-W, t] counted on send instants (served instants
 // for a shaper), the shortest span above the theory, per-key counts and
 // fairness, latency (done minus sent) and the timing uncertainty (its
-// p99). The zero value is not usable; use NewSummary. Not safe for
-// concurrent use.
+// p99); for an HTTP run, what its rate-limit fields were worth
+// (Run.HTTP.Headers, as HeaderCheck judges them). The zero value is not
+// usable; use NewSummary. Not safe for concurrent use.
 type Summary struct {
 	c         Counting
 	run       result.Run
@@ -68,6 +69,7 @@ type Summary struct {
 	falseAdm  int64
 	falseRej  int64
 	refErr    error
+	headers   *bench.HeaderCheck // an HTTP run's
 }
 
 // keyStats is one key's share and its exact span maximum.
@@ -87,6 +89,9 @@ func NewSummary(c Counting) *Summary {
 	}
 	if s.c.Bin <= 0 {
 		s.c.Bin = 1
+	}
+	if c.HTTP {
+		s.headers = bench.NewHeaderCheck()
 	}
 	return s
 }
@@ -117,6 +122,9 @@ func (s *Summary) Add(r Row) {
 	s.end = max(s.end, at)
 	if s.c.Served {
 		s.release(at)
+	}
+	if s.headers != nil {
+		s.headers.Row(r.TraceRow)
 	}
 	ks := s.key(r.Key)
 	ks.Offered++
@@ -239,6 +247,9 @@ func (s *Summary) Finish(duration int64) (result.Run, error) {
 		if !s.c.Served {
 			run.TimingUncertaintyNS = run.Latency.P99
 		}
+	}
+	if s.headers != nil {
+		run.HTTP = &result.HTTPStats{Headers: s.headers.Result()}
 	}
 	if s.refErr != nil {
 		return run, fmt.Errorf("tracefile: reference: %w", s.refErr)

@@ -184,7 +184,9 @@ func planTraceMerge(dirs []string, inputs []result.Input, res *result.Result) (*
 		}
 		tr.count = tracefile.Counting{Policy: res.Policy, Bin: bin, Theory: m.TheoryMaxInWindow, Over: m.TheoryFor(),
 			Served: served, HTTP: isHTTP, FailOpen: m.FailOpen}
-		if res.Policy.Limit > 0 {
+		// As in the engines: an HTTP run's instants are send instants,
+		// not the server's, so it has no disagreement to recount.
+		if res.Policy.Limit > 0 && !isHTTP {
 			ref, err := bench.Reference(res.Policy.Policy(), keys)()
 			if err != nil {
 				return nil, "", fmt.Errorf("merge: reference: %w", err)

@@ -53,9 +53,11 @@ if [[ -z $RATEBENCH ]]; then
 	RATEBENCH=$tmp/ratebench
 fi
 
+server=""
 if [[ -z $TARGET_URL ]]; then
 	"$RATEBENCH" serve -addr 127.0.0.1:0 >"$tmp/serve.out" 2>"$tmp/serve.log" &
-	pids+=("$!")
+	server=$!
+	pids+=("$server")
 	for _ in $(seq 100); do
 		TARGET_URL=$(sed -n 's|^listening on \(http://[^ ]*\).*|\1/|p' "$tmp/serve.log")
 		[[ -z $TARGET_URL ]] || break
@@ -96,3 +98,10 @@ for ((i = 0; i < N; i++)); do
 done
 "$RATEBENCH" merge "${dirs[@]}" -out "$OUT/merged"
 echo "merged: $OUT/merged/report.html"
+if [[ -n $server ]]; then
+	# Stopped with Ctrl-C's signal, the server prints its own totals: the
+	# merged 200s and 429s should be the same.
+	kill -INT "$server"
+	wait "$server" || true
+	echo "server $(cat "$tmp/serve.out")"
+fi
