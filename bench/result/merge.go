@@ -407,6 +407,7 @@ func mergeKeys(m *Run, runs []Run) {
 			}
 			kc.Offered += k.Offered
 			kc.Admitted += k.Admitted
+			kc.MaxInWindow = max(kc.MaxInWindow, k.MaxInWindow)
 		}
 	}
 	names := slices.Sorted(maps.Keys(byKey))

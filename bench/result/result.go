@@ -222,6 +222,10 @@ type KeyCount struct {
 	Key      string `json:"key"`
 	Offered  int64  `json:"offered"`
 	Admitted int64  `json:"admitted"`
+	// MaxInWindow is the most cost admitted for the key in any span W
+	// (Run.MaxAdmittedInWindow is the largest over the keys); in a merge
+	// without traces, the largest of the inputs' (a lower bound).
+	MaxInWindow int64 `json:"max_in_window"`
 }
 
 // WriteFile writes r as indented JSON to path through a temporary file in

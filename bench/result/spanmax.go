@@ -134,7 +134,8 @@ func (r *Run) SetKeys(keys []*KeyTally) {
 	if len(keys) <= MaxKeysReported {
 		r.Keys = make([]KeyCount, len(keys))
 		for i, k := range keys {
-			r.Keys[i] = KeyCount{Key: k.Name, Offered: k.Offered, Admitted: k.Admitted}
+			best, _, _ := k.Span.Best()
+			r.Keys[i] = KeyCount{Key: k.Name, Offered: k.Offered, Admitted: k.Admitted, MaxInWindow: best}
 		}
 	}
 	r.JainFairness = Jain(admitted)

@@ -124,6 +124,13 @@ func TestShardsMergeToTheWholeRun(t *testing.T) {
 				if g.JainFairness != w.JainFairness {
 					t.Errorf("%s: Jain's index %v, want %v", w.Label(), g.JainFairness, w.JainFairness)
 				}
+				var keyMax int64
+				for _, k := range w.Keys {
+					keyMax = max(keyMax, k.MaxInWindow)
+				}
+				if keyMax != w.MaxAdmittedInWindow || keyMax == 0 {
+					t.Errorf("%s: the keys' most in any W %d, the run's %d", w.Label(), keyMax, w.MaxAdmittedInWindow)
+				}
 				if !slices.Equal(g.Keys, w.Keys) {
 					t.Errorf("%s: per-key counts\n%v\nwant\n%v", w.Label(), g.Keys, w.Keys)
 				}
