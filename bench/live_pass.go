@@ -11,6 +11,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/bench/pace"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
 )
@@ -113,7 +114,7 @@ func livePassRun(ctx context.Context, cfg LiveConfig, t Target, at time.Time, ca
 	p := newLivePass(cfg, t, lims, nil, calibrate)
 	coll := newLiveCollector(p, ref)
 	coll.begin(cfg.Policy, "")
-	if p.planned = at; !sleepUntil(ctx, at) {
+	if p.planned = at; !pace.SleepUntil(ctx, at) {
 		return nil, ctx.Err()
 	}
 	run, err := p.run(ctx, coll)
@@ -212,7 +213,7 @@ func LiveExecutor(ctx context.Context, cfg LiveConfig, t Target, exec Executor) 
 		if step := int64(cfg.AlignStart); step > 0 {
 			p.planned = time.Unix(0, (p.planned.UnixNano()+step-1)/step*step)
 		}
-		if !sleepUntil(ctx, p.planned) {
+		if !pace.SleepUntil(ctx, p.planned) {
 			return result.Run{}, cfg.Policy, ctx.Err()
 		}
 	case cfg.AlignStart > 0 && !alignStart(ctx, cfg.AlignStart):
@@ -225,35 +226,12 @@ func LiveExecutor(ctx context.Context, cfg LiveConfig, t Target, exec Executor) 
 	return *run, coll.policy, err
 }
 
-// sleepUntil waits for the instant at (at once when it is zero or past);
-// false when ctx is done first.
-func sleepUntil(ctx context.Context, at time.Time) bool {
-	d := time.Until(at)
-	if at.IsZero() || d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
 // alignStart waits for the next multiple of step since the Unix epoch, so
 // that a pass starts where a server's windows do; false when ctx is done
 // first.
 func alignStart(ctx context.Context, step time.Duration) bool {
-	t := time.NewTimer(step - time.Duration(time.Now().UnixNano()%int64(step)))
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
+	now := time.Now()
+	return pace.SleepUntil(ctx, now.Add(step-time.Duration(now.UnixNano()%int64(step))))
 }
 
 // holds are the keys held back after a rejection with a Retry-After, each

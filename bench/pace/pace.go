@@ -4,6 +4,7 @@
 package pace
 
 import (
+	"context"
 	"runtime"
 	"time"
 )
@@ -86,5 +87,24 @@ func (p *Pacer) Until(done <-chan struct{}, at time.Duration) (time.Duration, bo
 		} else {
 			shortSleep(ahead)
 		}
+	}
+}
+
+// SleepUntil waits on a timer for the wall-clock instant at: a pass's or
+// a shard's start, where a millisecond's timer slack does not matter. It
+// returns at once when at is zero or past, and false when ctx is done
+// first.
+func SleepUntil(ctx context.Context, at time.Time) bool {
+	d := time.Until(at)
+	if at.IsZero() || d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ratebench/ratebench/bench/pace"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/report"
 	"github.com/ratebench/ratebench/workload"
@@ -103,17 +104,7 @@ func (r shardRun) balance(s workload.Spec) []string {
 // wait waits for -start-at, when given; false when ctx is done first, so
 // that an interrupt before the start leaves nothing behind.
 func (r shardRun) wait(ctx context.Context) bool {
-	if r.at.IsZero() {
-		return true
-	}
-	t := time.NewTimer(time.Until(r.at))
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
+	return r.at.IsZero() || pace.SleepUntil(ctx, r.at)
 }
 
 // lagWarnings say which passes began more than -max-start-lag after the
