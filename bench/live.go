@@ -82,8 +82,9 @@ type LiveConfig struct {
 	// processes that run the same targets (the shards of one schedule)
 	// start every pass together. A pass waits for its instant. When that
 	// has passed (a process started late, or the pass before overran its
-	// slot), its clock starts there all the same: its arrivals count as
-	// late, and Run.Live.StartLagNS says by how much it began after it.
+	// slot), its clock starts there all the same, so that its arrivals
+	// count as late, unless its whole span has passed too (then it starts
+	// now); Run.Live.StartLagNS says how long after its instant it began.
 	StartAt time.Time
 	// Theory, when set, gives the worst case admitted in any W for the
 	// policy once it is known (Target.Theory otherwise).

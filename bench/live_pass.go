@@ -271,8 +271,11 @@ func (p *livePass) drive(ctx context.Context, coll *liveCollector, stream worklo
 	p.start = time.Now()
 	if !p.planned.IsZero() {
 		// The clock starts at the planned instant, even when that has
-		// passed: arrivals then count their lateness from it.
-		p.start, p.lag = p.planned, max(p.start.Sub(p.planned), 0)
+		// passed: arrivals then count their lateness from it. Not when
+		// the whole pass is overdue: it would only be sent at once.
+		if p.lag = max(p.start.Sub(p.planned), 0); p.lag < until {
+			p.start = p.planned
+		}
 	}
 	for _, w := range p.workers {
 		go w.run()

@@ -406,8 +406,8 @@ func TestLiveStartAtPlansEveryPass(t *testing.T) {
 				if i == 0 {
 					minLag = tc.minLag
 				}
-				if lag := time.Duration(r.Live.StartLagNS); lag < minLag || lag > minLag+50*time.Millisecond {
-					t.Errorf("pass %d began %v after its planned start; want at least %v and not 50ms more", i, lag, minLag)
+				if lag := time.Duration(r.Live.StartLagNS); lag < minLag || lag > minLag+200*time.Millisecond {
+					t.Errorf("pass %d began %v after its planned start; want at least %v and not 200ms more", i, lag, minLag)
 				}
 			}
 			if late := runs[0].Live.Lateness.Max; tc.minLag > 0 && late < int64(tc.minLag) {

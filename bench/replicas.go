@@ -20,11 +20,12 @@ func replicas(t Target) ([]algorithms.Limiter, error) {
 	return lims, nil
 }
 
-// router picks the replica of each arrival as a round-robin balancer in
-// front of the replicas would: arrival i of the whole schedule goes to
-// replica i mod n. Counting over the whole schedule, not over the
-// arrivals this process plays, makes a shard route each of its arrivals
-// as the one-process run does. Not safe for concurrent use.
+// router picks the replica of each arrival round robin: arrival i of the
+// whole schedule goes to replica i mod n. Counting over the whole
+// schedule, not over the arrivals this process sends, makes a shard route
+// each of its arrivals as the one-process run does, and the routing
+// independent of what the sender drops or holds back. Not safe for
+// concurrent use.
 type router struct {
 	n       int64
 	indexed workload.Indexed // the stream's own whole-schedule index, if it has one

@@ -171,11 +171,11 @@ func mergeText(mi result.MergeInfo) string {
 	var s string
 	switch {
 	case mi.Shards > 0 && mi.Traced:
-		s = fmt.Sprintf("the %d shards of one schedule, read as one run of %d generators: every measure recounted over their requests on one clock", mi.Shards, mi.Shards)
+		s = fmt.Sprintf("the %d shards of one schedule, read as one run of %d generators: counts and histograms summed; the most admitted in any W, per-key shares, fairness, disagreement and header checks recounted over their requests on one clock", mi.Shards, mi.Shards)
 	case mi.Shards > 0:
 		s = fmt.Sprintf("the %d shards of one schedule, summed: without their requests.csv the most admitted in any W is a lower bound", mi.Shards)
 	case mi.Traced:
-		s = fmt.Sprintf("a plain sum of %d runs that are not shards of one schedule: counts and histograms summed, the most admitted in any W counted over their requests on one clock", mi.Inputs)
+		s = fmt.Sprintf("a plain sum of %d runs that are not shards of one schedule: counts and histograms summed, the most admitted in any W and per-key shares counted over their requests on one clock", mi.Inputs)
 	default:
 		s = fmt.Sprintf("a plain sum of %d runs that are not shards of one schedule: counts and histograms summed, the most admitted in any W a lower bound", mi.Inputs)
 	}

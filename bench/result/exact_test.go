@@ -62,12 +62,24 @@ func TestMergeSaysLowerBound(t *testing.T) {
 	if m.Meta.Merge == nil || !m.Meta.Merge.Traced || m.Meta.Merge.Inputs != 2 || m.Meta.Merge.Shards != 0 {
 		t.Errorf("meta merge %+v, want a traced plain sum of 2 inputs", m.Meta.Merge)
 	}
+	summed := slices.Clone(m.Runs)
 	for n, r := range m.Runs {
 		if r.MaxAdmittedInWindow != int64(300+n) || r.MaxWindowEndNS != int64(n) || r.StartUnixNS != 1e18 ||
 			r.OverTheorySpanNS == nil || *r.OverTheorySpanNS != 7 || r.Series.BinNS != 5 ||
 			r.BurstRatio != float64(300+n)/float64(m.Policy.Limit) || r.KeyCount != 2 || len(r.Keys) != 2 ||
-			r.JainFairness != 0.5 || r.DisagreementPct != 12.5 || r.FalseAdmits != 3 {
+			r.JainFairness != 0.5 || r.DisagreementPct == 12.5 || r.FalseAdmits == 3 {
 			t.Errorf("run %d: %+v", n, r)
+		}
+	}
+	// Shards of one schedule share one exact log: their disagreement is
+	// the recounted one; independent runs keep their own, summed above.
+	m.Meta.Merge.Shards = 2
+	if err := m.SetRecounted(recounted); err != nil {
+		t.Fatal(err)
+	}
+	for n, r := range m.Runs {
+		if r.DisagreementPct != 12.5 || r.FalseAdmits != 3 || summed[n].DisagreementPct == 12.5 {
+			t.Errorf("shards' run %d: disagreement %v%%, %d false admits; want the recounted 12.5%%, 3", n, r.DisagreementPct, r.FalseAdmits)
 		}
 	}
 }

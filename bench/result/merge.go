@@ -106,7 +106,7 @@ func Merge(inputs []Input) (*Result, error) {
 		if warn != "" {
 			out.Meta.Warnings = append(out.Meta.Warnings, fmt.Sprintf("merge: %s: %s", run.Label(), warn))
 		}
-		if info.ClockErrorNS > 0 && m.TimingUncertaintyNS > 0 {
+		if info.ClockErrorNS > 0 {
 			m.TimingUncertaintyNS += info.ClockErrorNS
 		}
 		out.Runs = append(out.Runs, m)
@@ -136,7 +136,7 @@ func RunIndex(inputs []Input, n, i int) int {
 
 // ClockUnknown is the warning of a merge of live shards that ran on
 // several hosts without all giving -clock-error.
-const ClockUnknown = "merge: the shards ran on several hosts and not all of them gave -clock-error: how far apart their clocks were is unknown and not in the timing uncertainty"
+const ClockUnknown = "merge: the shards ran on several hosts (or did not say which) and not all of them gave -clock-error: how far apart their clocks were is unknown and not in the timing uncertainty"
 
 // clockError is how far apart the clocks of the shards inputs may be, in
 // ns: 0 for simulations (one virtual clock) and for shards all run on one
@@ -182,9 +182,11 @@ type Recounted struct {
 // recounted[n], counted over the inputs' traces on one clock: the most
 // admitted in any span W (with its end and span) and the shortest span
 // over the theory, the series on the common clock, the per-key table, key
-// count and Jain's index, the disagreement when the recount had a
-// reference (DisagreementPct >= 0), and an HTTP run's header checks (one
-// shard's answers are followed by the others' requests for the same key). It sets StartUnixNS to the clock's
+// count and Jain's index; and, when the inputs are the shards of one
+// schedule (Meta.Merge.Shards), the disagreement when the recount had a
+// reference (DisagreementPct >= 0) and an HTTP run's header checks (one
+// shard's answers are followed by the others' requests for the same key).
+// Runs that are not shards are each judged against their own arrivals. It sets StartUnixNS to the clock's
 // zero, recomputes the burst ratio, drops MaxLowerBound and marks
 // Meta.Merge traced. Latency stays the merge of the inputs' histograms.
 // recounted must have one entry per run, each with the run's counts
@@ -201,6 +203,7 @@ func (r *Result) SetRecounted(recounted []Recounted) error {
 				m.Label(), c.Offered, c.Admitted, c.Rejected, c.Errors, m.Offered, m.Admitted, m.Rejected, m.Errors)
 		}
 	}
+	shards := r.Meta.Merge != nil && r.Meta.Merge.Shards > 0
 	for n, x := range recounted {
 		m, c := &r.Runs[n], x.Run
 		m.StartUnixNS = x.StartUnixNS
@@ -208,6 +211,12 @@ func (r *Result) SetRecounted(recounted []Recounted) error {
 		m.OverTheorySpanNS = c.OverTheorySpanNS
 		m.Series = c.Series
 		m.Keys, m.KeyCount, m.JainFairness = c.Keys, c.KeyCount, c.JainFairness
+		if r.Policy.Limit > 0 {
+			m.BurstRatio = float64(m.MaxAdmittedInWindow) / float64(r.Policy.Limit)
+		}
+		if !shards {
+			continue
+		}
 		if c.DisagreementPct >= 0 {
 			m.DisagreementPct, m.FalseAdmits, m.FalseRejects = c.DisagreementPct, c.FalseAdmits, c.FalseRejects
 		}
@@ -215,9 +224,6 @@ func (r *Result) SetRecounted(recounted []Recounted) error {
 			h := *m.HTTP
 			h.Headers = c.HTTP.Headers
 			m.HTTP = &h
-		}
-		if r.Policy.Limit > 0 {
-			m.BurstRatio = float64(m.MaxAdmittedInWindow) / float64(r.Policy.Limit)
 		}
 	}
 	r.Meta.Warnings = slices.DeleteFunc(r.Meta.Warnings, func(w string) bool { return w == MaxLowerBound })

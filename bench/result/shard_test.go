@@ -49,11 +49,19 @@ func TestMergeChecksShards(t *testing.T) {
 // timing uncertainty, and without them the merge says the offsets are
 // unknown.
 func TestMergeShardClocks(t *testing.T) {
-	live := func(i int, host string, clockErr int64) Input {
+	// An attack's instants are uncertain by its p99 of answer - send; a
+	// live run's limiters in the process decide at its own instants.
+	attack := func(i int, host string, clockErr int64) Input {
 		in := shardInput(host, i, 3, 1, 1e18)
-		in.Result.Meta.Mode = "live"
+		in.Result.Meta.Mode = "http"
 		in.Result.Meta.Shard.Host, in.Result.Meta.Shard.ClockErrorNS = host, clockErr
-		in.Result.Runs = []Run{{Algorithm: "gcra", Offered: 10, TimingUncertaintyNS: 1000}}
+		in.Result.Runs = []Run{{Algorithm: "http", Offered: 10, TimingUncertaintyNS: 1000}}
+		return in
+	}
+	live := func(i int, host string, clockErr int64) Input {
+		in := attack(i, host, clockErr)
+		in.Result.Meta.Mode = "live"
+		in.Result.Runs = []Run{{Algorithm: "gcra", Offered: 10}}
 		return in
 	}
 	sim := func(i int) Input {
@@ -68,9 +76,11 @@ func TestMergeShardClocks(t *testing.T) {
 		uncertainty int64
 	}{
 		{name: "simulated", inputs: []Input{sim(0), sim(1), sim(2)}, clock: 0, uncertainty: 0},
-		{name: "one host", inputs: []Input{live(0, "a", 0), live(1, "a", 0), live(2, "a", 0)}, clock: 0, uncertainty: 1000},
-		{name: "three hosts with clock errors", inputs: []Input{live(0, "a", 300), live(1, "b", 500), live(2, "c", 200)}, clock: 800, uncertainty: 1800},
-		{name: "three hosts, one error unknown", inputs: []Input{live(0, "a", 300), live(1, "b", 0), live(2, "c", 200)}, clock: -1, uncertainty: 1000},
+		{name: "one host", inputs: []Input{attack(0, "a", 0), attack(1, "a", 0), attack(2, "a", 0)}, clock: 0, uncertainty: 1000},
+		{name: "three hosts with clock errors", inputs: []Input{attack(0, "a", 300), attack(1, "b", 500), attack(2, "c", 200)}, clock: 800, uncertainty: 1800},
+		{name: "live on three hosts with clock errors", inputs: []Input{live(0, "a", 300), live(1, "b", 500), live(2, "c", 200)}, clock: 800, uncertainty: 800},
+		{name: "three hosts, one error unknown", inputs: []Input{attack(0, "a", 300), attack(1, "b", 0), attack(2, "c", 200)}, clock: -1, uncertainty: 1000},
+		{name: "hosts not said", inputs: []Input{live(0, "", 0), live(1, "", 0), live(2, "", 0)}, clock: -1, uncertainty: 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, err := Merge(tc.inputs)

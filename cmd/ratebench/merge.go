@@ -184,9 +184,10 @@ func planTraceMerge(dirs []string, inputs []result.Input, res *result.Result) (*
 		}
 		tr.count = tracefile.Counting{Policy: res.Policy, Bin: bin, Theory: m.TheoryMaxInWindow, Over: m.TheoryFor(),
 			Served: served, HTTP: isHTTP, FailOpen: m.FailOpen}
-		// As in the engines: an HTTP run's instants are send instants,
-		// not the server's, so it has no disagreement to recount.
-		if res.Policy.Limit > 0 && !isHTTP {
+		// Only shards share one exact log. As in the engines, an HTTP
+		// run's instants are send instants, not the server's: it has no
+		// disagreement to recount.
+		if res.Policy.Limit > 0 && !isHTTP && res.Meta.Merge != nil && res.Meta.Merge.Shards > 0 {
 			ref, err := bench.Reference(res.Policy.Policy(), keys)()
 			if err != nil {
 				return nil, "", fmt.Errorf("merge: reference: %w", err)

@@ -340,7 +340,6 @@ type engine struct {
 // simEngine is the engine of sim mode.
 var simEngine = engine{mode: "sim", run: bench.Simulate}
 
-// engine returns the engine the flags ask for.
 // engine is the run's engine; a live run's first pass starts at start
 // when it is not zero, and every later pass in its slot after it.
 func (f *runFlags) engine(start time.Time) engine {

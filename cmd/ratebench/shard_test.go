@@ -5,8 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ratebench/ratebench/bench/result"
 )
@@ -218,8 +220,13 @@ func TestShardSaysSo(t *testing.T) {
 	}{
 		{name: "uneven split", args: []string{"run", "-algos", "gcra", "-workload", "zipf", "-keys", "20", "-rate", "100",
 			"-duration", "1s", "-no-report", "-shard", "0/7"}, want: "cannot be split evenly"},
-		{name: "late start", args: []string{"run", "-mode", "live", "-algos", "gcra", "-rate", "100", "-duration", "100ms",
-			"-no-report", "-shard", "1/2", "-start-at", "2026-01-01T00:00:00Z"}, want: "started"},
+		{name: "late start", args: []string{"run", "-mode", "live", "-algos", "gcra", "-rate", "100", "-duration", "300ms",
+			"-no-report", "-shard", "1/2", "-start-at", strconv.FormatInt(time.Now().Add(-20*time.Millisecond).UnixNano(), 10),
+			"-max-start-lag", "1ms"}, want: "began"},
+		// Months late: the whole pass is overdue, so it starts now
+		// rather than send its schedule at once.
+		{name: "start long past", args: []string{"run", "-mode", "live", "-algos", "gcra", "-rate", "100", "-duration", "100ms",
+			"-no-report", "-shard", "1/2", "-start-at", "2026-01-01T00:00:00Z"}, want: "began"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
