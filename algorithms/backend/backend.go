@@ -62,7 +62,9 @@ type Options struct {
 	Live bool
 	// Workers is the live engine's number of sender goroutines: the Redis
 	// connection pool holds at least that many connections, and when it is
-	// above one, concurrent decisions share pipelines (redis.Batcher).
+	// above one, concurrent decisions are decided together (redis.Batcher:
+	// what the workers ask while a batch is out goes as one script call per
+	// algorithm and Cluster slot in the next).
 	Workers int
 	// NoBatch sends every Redis decision on its own round trip, whatever
 	// Workers is.
@@ -324,6 +326,8 @@ func redisTargets(b Parsed, names []string, p algorithms.Policy, replicas int, o
 	ropts := redis.Options{Timeout: opts.Timeout, ServerTime: opts.ServerTime}
 	var batcher *redis.Batcher
 	if opts.Workers > 1 && !opts.NoBatch {
+		// Each decision keeps its own deadline (opts.Timeout) inside its
+		// batch; the batch's bound only matters without one.
 		batcher = redis.NewBatcher(client, redis.BatchOptions{Timeout: max(opts.Timeout, time.Second)})
 		ropts.Batcher = batcher
 	}

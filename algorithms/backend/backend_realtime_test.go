@@ -38,15 +38,20 @@ type faulty struct {
 // stop the run; errors are counted by kind ("backend" while it is down,
 // "timeout" while it hangs), the failure policy decides those requests,
 // and when the server is back (restarted on the same port, then thawed)
-// the limiter decides again without being rebuilt.
+// the limiter decides again without being rebuilt; the same through a
+// Batcher (Workers above one), each failed decision counted once.
 func TestBackendFault(t *testing.T) {
 	srv := startRedis(t)
 	redis.SetClientLog(io.Discard) // "failed to dial", by design here
 	p := algorithms.Policy{Limit: 100, Window: time.Second}
 	cfg := bench.Config{Policy: p, Workload: workload.Spec{Name: "constant", Rate: 400, Duration: 10 * time.Second, Keys: 1, Cost: 1}}
-	for _, failOpen := range []bool{false, true} {
-		t.Run("fail-open="+strconv.FormatBool(failOpen), func(t *testing.T) {
+	for _, tc := range []struct{ failOpen, batched bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+		failOpen := tc.failOpen
+		t.Run("fail-open="+strconv.FormatBool(failOpen)+"/batched="+strconv.FormatBool(tc.batched), func(t *testing.T) {
 			opts := backend.Options{FailOpen: failOpen, Timeout: 50 * time.Millisecond}
+			if tc.batched {
+				opts.Workers = 8 // a Batcher; the sim engine asks one decision at a time
+			}
 			targets := backendTargets(t, []string{"gcra"}, p, 1, 1, "redis://"+srv.Addr(), opts)
 			var n, admitted, errs, errsAfter atomic.Int64
 			inner := targets[0].New
@@ -89,6 +94,7 @@ func TestBackendFault(t *testing.T) {
 // outageLog records, in wall time, the errors and successes of a limiter.
 type outageLog struct {
 	l         algorithms.Limiter
+	errs      atomic.Int64 // errors the limiter returned
 	lastErr   atomic.Int64 // ns since start
 	okAfter   atomic.Int64 // successes after the restart
 	restarted atomic.Bool
@@ -136,6 +142,9 @@ func TestBackendFaultLive(t *testing.T) {
 	}
 	r := runs[0]
 	kinds := r.ErrorKinds["backend"] + r.ErrorKinds["timeout"]
+	if r.Errors != log.errs.Load() {
+		t.Fatalf("%d errors counted, the limiter returned %d", r.Errors, log.errs.Load())
+	}
 	if r.Offered < 1100 || r.Errors < 100 || kinds != r.Errors {
 		t.Fatalf("offered %d with %d errors %v; want the whole run (~1200) and the ~240 arrivals of the outage counted as backend or timeout errors", r.Offered, r.Errors, r.ErrorKinds)
 	}
@@ -201,9 +210,64 @@ func (f *faulty) recover(now time.Duration) {
 func (o *outageLog) Allow(now time.Duration, key string, cost int64) (algorithms.Decision, error) {
 	d, err := o.l.Allow(now, key, cost)
 	if err != nil {
+		o.errs.Add(1)
 		o.lastErr.Store(int64(time.Since(o.start)))
 	} else if o.restarted.Load() {
 		o.okAfter.Add(1)
 	}
 	return d, err
+}
+
+// TestBackendFaultLiveBatched: a live outage (0.5s to 0.9s of a 3s run)
+// with 32 workers at 3000/s over 8 keys, so that the Batcher's batches hold many decisions when the
+// server dies: every failed decision is counted once (the run's errors are
+// the errors the limiter returned), by kind, and the limiter decides again
+// after the restart.
+func TestBackendFaultLiveBatched(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 3s real-time run")
+	}
+	srv := startRedis(t)
+	redis.SetClientLog(io.Discard)
+	p := algorithms.Policy{Limit: 100, Window: time.Second}
+	spec := workload.Spec{Name: "constant", Rate: 3000, Duration: 3 * time.Second, Keys: 8, Cost: 1}
+	cfg := bench.LiveConfig{Config: bench.Config{Policy: p, Workload: spec}, Workers: 32, Calibration: -1}
+	opts := backend.Options{Live: true, Workers: 32, FailOpen: true, Timeout: 100 * time.Millisecond}
+	targets := backendTargets(t, []string{"gcra"}, p, 8, 1, "redis://"+srv.Addr(), opts)
+	log := &outageLog{}
+	inner := targets[0].New
+	targets[0].New = func() (algorithms.Limiter, error) {
+		l, err := inner()
+		log.l = l
+		return log, err
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		time.Sleep(500 * time.Millisecond)
+		srv.Stop()
+		time.Sleep(400 * time.Millisecond)
+		if err := srv.Restart(); err != nil {
+			t.Error(err)
+		}
+		log.restarted.Store(true)
+	}()
+	log.start = time.Now()
+	runs, err := bench.Live(context.Background(), cfg, targets)
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runs[0]
+	if r.Errors == 0 || r.Errors != log.errs.Load() || r.ErrorKinds["backend"]+r.ErrorKinds["timeout"] != r.Errors {
+		t.Fatalf("%d errors %v counted, the limiter returned %d; want the outage's, each once, as backend or timeout", r.Errors, r.ErrorKinds, log.errs.Load())
+	}
+	if r.Admitted < r.Errors {
+		t.Fatalf("admitted %d with %d errors: fail-open admits every error", r.Admitted, r.Errors)
+	}
+	if last := time.Duration(log.lastErr.Load()); last > 2500*time.Millisecond || log.okAfter.Load() < 100 {
+		t.Fatalf("last error at %v, %d decisions after the restart; want none after 2.5s and hundreds of decisions", last, log.okAfter.Load())
+	}
+	t.Logf("offered %d, %d errors %v, admitted %d; last error %v into the run, %d decisions after the restart",
+		r.Offered, r.Errors, r.ErrorKinds, r.Admitted, time.Duration(log.lastErr.Load()), log.okAfter.Load())
 }

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -24,48 +25,84 @@ const benchWorkers = 32
 var benchPolicy = algorithms.Policy{Limit: 100000, Window: time.Second}
 
 // BenchmarkDecide measures decisions through the local test server (one
-// node): algo=redis-X is this package's script for X with time passed in,
-// algo=redis-rate the go-redis/redis_rate peer, algo=evalsha-trivial the
-// ceiling of a script that does nothing ("return 1") through go-redis, and
-// case=redis-benchmark the same trivial script driven by redis-benchmark -c
-// 32 -P 1. case=serial is one goroutine, case=parallel 32; decisions/s is
-// the throughput. Compare the ratios, which one run on one machine makes
+// node) and the 3-node test Cluster: algo=redis-X is this package's script
+// for X with time passed in, one round trip per decision; algo=redis-X-batched
+// the same through a Batcher (concurrent decisions decided together, one
+// script call per batch and slot); algo=redis-rate the go-redis/redis_rate
+// peer; algo=evalsha-trivial the ceiling of a script that does nothing
+// ("return 1") through go-redis, and case=redis-benchmark the same trivial
+// script driven by redis-benchmark -c 32 -P 1. case=serial is one
+// goroutine, case=parallel 32 (batching is for concurrent callers: the
+// batched cells are parallel only), case=cluster-parallel 32 on the
+// Cluster; each goroutine decides its own key. decisions/s is the
+// throughput. Compare the ratios, which one run on one machine makes
 // meaningful, not the absolute figures.
 func BenchmarkDecide(b *testing.B) {
 	need(b)
 	client := goredis.NewClient(&goredis.Options{Addr: node.Addr(), MaxRetries: -1, ContextTimeoutEnabled: true, PoolSize: 2 * benchWorkers})
 	defer client.Close()
+	clus := goredis.NewClusterClient(&goredis.ClusterOptions{Addrs: cluster.Addrs(), MaxRetries: -1, ContextTimeoutEnabled: true, PoolSize: 2 * benchWorkers})
+	defer clus.Close()
 	type cell struct {
-		name string
-		l    algorithms.Limiter
+		name, cases string
+		l           algorithms.Limiter
 	}
 	var cells []cell
-	for _, name := range []string{"gcra", "token-bucket", "fixed-window", "sliding-counter", "sliding-log"} {
-		l, err := redis.New(name, client, freshPrefix(), benchPolicy, redis.Options{Timeout: time.Second})
+	add := func(name, cases string, client goredis.UniversalClient, opts redis.Options) {
+		algo := strings.TrimSuffix(strings.TrimPrefix(name, "redis-"), "-batched")
+		if name == redis.RedisRateName {
+			algo = name
+		}
+		l, err := redis.New(algo, client, freshPrefix(), benchPolicy, opts)
 		if err != nil {
 			b.Fatal(err)
 		}
-		cells = append(cells, cell{"redis-" + name, l})
+		cells = append(cells, cell{name, cases, l})
+	}
+	algos := []string{"gcra", "token-bucket", "fixed-window", "sliding-counter", "sliding-log"}
+	for _, name := range algos {
+		add("redis-"+name, "serial parallel", client, redis.Options{Timeout: time.Second})
 	}
 	batcher := redis.NewBatcher(client, redis.BatchOptions{})
 	defer batcher.Close()
-	for _, name := range []string{"gcra", "sliding-log"} {
-		l, err := redis.New(name, client, freshPrefix(), benchPolicy, redis.Options{Timeout: time.Second, Batcher: batcher})
-		if err != nil {
-			b.Fatal(err)
-		}
-		cells = append(cells, cell{"redis-" + name + "-batched", l})
+	for _, name := range algos {
+		add("redis-"+name+"-batched", "parallel", client, redis.Options{Timeout: time.Second, Batcher: batcher})
 	}
-	rr, err := redis.NewRedisRate(client, freshPrefix(), benchPolicy, redis.Options{Timeout: time.Second})
+	clusBatcher := redis.NewBatcher(clus, redis.BatchOptions{})
+	defer clusBatcher.Close()
+	add("redis-gcra", "cluster-parallel", clus, redis.Options{Timeout: time.Second})
+	for _, name := range []string{"gcra", "sliding-log"} {
+		add("redis-"+name+"-batched", "cluster-parallel", clus, redis.Options{Timeout: time.Second, Batcher: clusBatcher})
+	}
+	add("redis-rate", "serial parallel", client, redis.Options{Timeout: time.Second})
+	cells = append(cells, cell{"evalsha-trivial", "serial parallel", trivial{client}})
+	for _, c := range cells {
+		for _, cs := range strings.Fields(c.cases) {
+			workers := benchWorkers
+			if cs == "serial" {
+				workers = 1
+			}
+			b.Run("algo="+c.name+"/case="+cs, func(b *testing.B) {
+				flush(b, client, clus)
+				decide(b, c.l, workers)
+			})
+		}
+	}
+	b.Run("algo=evalsha-trivial/case=redis-benchmark", func(b *testing.B) { redisBenchmark(b, client) })
+}
+
+// flush empties the servers before a cell, so that the keys of the cells
+// before it (which live for their TTL, a minute and more) are not expired
+// by the server during it.
+func flush(b *testing.B, client *goredis.Client, clus *goredis.ClusterClient) {
+	ctx := context.Background()
+	err := client.FlushAll(ctx).Err()
+	if err == nil {
+		err = clus.ForEachMaster(ctx, func(ctx context.Context, c *goredis.Client) error { return c.FlushAll(ctx).Err() })
+	}
 	if err != nil {
 		b.Fatal(err)
 	}
-	cells = append(cells, cell{"redis-rate", rr}, cell{"evalsha-trivial", trivial{client}})
-	for _, c := range cells {
-		b.Run("algo="+c.name+"/case=serial", func(b *testing.B) { decide(b, c.l, 1) })
-		b.Run("algo="+c.name+"/case=parallel", func(b *testing.B) { decide(b, c.l, benchWorkers) })
-	}
-	b.Run("algo=evalsha-trivial/case=redis-benchmark", func(b *testing.B) { redisBenchmark(b, client) })
 }
 
 // decide runs b.N decisions over workers goroutines, each on its own key,

@@ -1,10 +1,11 @@
 // Package redis keeps limiter state in Redis, shared by every process that
 // reaches the same server or Cluster: token-bucket, gcra, fixed-window,
 // sliding-log (a sorted set) and sliding-counter, each decided by one Lua
-// script run with EVALSHA (go-redis loads it again on NOSCRIPT), plus an
-// adapter for github.com/go-redis/redis_rate (redis-rate). A script holds
-// its policy as constants (one script, one SHA-1, per algorithm and
-// policy), so that a call sends only the key, the instant and the cost.
+// script run with EVALSHA (loaded again on NOSCRIPT), plus an adapter for
+// github.com/go-redis/redis_rate (redis-rate). A script holds its policy as
+// constants (one script, one SHA-1, per algorithm and policy), so that a
+// call sends only the keys, the instants and the costs; one call decides a
+// batch of decisions in order (one decision without a Batcher).
 //
 // Decisions are the in-memory algorithms' decisions, field for field: on
 // the same trace a Limiter here and its counterpart in package algorithms
@@ -14,12 +15,16 @@
 //
 // Keys. A limiter built with prefix P keeps the state of key K under
 // "{P:K}" (the sliding log also under "{P:K}:log"): the braces are a Cluster
-// hash tag, so every key a script touches is in one slot. State is text
-// ("s:ns", "s:ns:count", ...; readable with redis-cli; the scripts format it
-// with %d, so Redis must be a 64-bit build). Every write sets
-// the key's TTL in the same script, so no key is ever left without one: the
-// time the state still matters (a window, the time to refill), plus
-// Options.TTLSlack.
+// hash tag, so every key a script touches is in one slot. State is one
+// string of little-endian int64 fields (the TAT's seconds and
+// nanoseconds, a window's start and count, ...; see lua.go), the last of
+// which, e, is the key's expiry in ms on Redis's clock.
+// Every write leaves the key with a TTL, so no key is ever without one: at
+// least the time the state still matters (a window, the time to refill)
+// plus half of Options.TTLSlack; when a write would leave less, the TTL is
+// set to the longest such time of the policy plus the slack, and other
+// writes keep it (SET KEEPTTL, Redis 6.0 or later), which costs Redis less
+// than setting it each time.
 //
 // Time. By default the instant comes from the caller (Allow's now, a
 // duration since the caller's clock zero), so that virtual-time runs are
@@ -38,8 +43,9 @@
 // ignore now: one clock for many hosts, at the price of virtual time (the
 // conformance suite cannot script it). On a Cluster each key's clock is the
 // clock of the node that owns its slot. Windows are then aligned on the
-// Unix epoch. Before Redis 5 the scripts switch to effects replication
-// (redis.replicate_commands) before writing.
+// Unix epoch. The decisions of one batch share one reading of TIME. Every
+// script reads TIME (the TTLs are on Redis's clock), so before Redis 5 the
+// scripts switch to effects replication (redis.replicate_commands) first.
 //
 // Failures. Allow returns an error wrapping algorithms.ErrBackend (and
 // context.DeadlineExceeded on a timeout); it never admits or rejects on its
@@ -49,9 +55,12 @@
 // retried after its reply was lost would count a request twice. go-redis
 // reconnects by itself once the server is back.
 //
-// Throughput. Each decision is one round trip; with Options.Batcher the
-// decisions of concurrent callers share pipelines (each still its own
-// atomic script), which is worth it from a few concurrent callers up.
+// Throughput. Each decision is one round trip and one script call; with
+// Options.Batcher what concurrent callers ask while a batch is out is
+// decided together in the next, one script call per script and Cluster
+// slot, every decision getting the outcome it would get alone in the
+// batch's order, which is worth it from a few concurrent callers up: Redis
+// runs one script at a time, and most of a call's price is per call.
 package redis
 
 import (
@@ -76,13 +85,14 @@ type Options struct {
 	// ServerTime makes the scripts read Redis's TIME instead of Allow's
 	// now, which is then ignored.
 	ServerTime bool
-	// TTLSlack is added to every key's TTL, in case a virtual-time run goes
-	// slower than real time (a TTL is real time); 0 means one minute,
-	// rounded up to a millisecond.
+	// TTLSlack is the margin of every key's TTL beyond the time its state
+	// still matters (at least half of it remains after any write; see
+	// Keys), in case a virtual-time run goes slower than real time (a TTL
+	// is real time); 0 means one minute, rounded up to a millisecond.
 	TTLSlack time.Duration
-	// Batcher, when set, carries the scripts of concurrent decisions in
-	// shared pipelines (it must be on the same client); nil sends each on
-	// its own round trip.
+	// Batcher, when set, decides concurrent decisions together in batches
+	// (it must be on the same client); nil sends each on its own round
+	// trip.
 	Batcher *Batcher
 }
 
@@ -128,16 +138,19 @@ func New(name string, client goredis.UniversalClient, prefix string, p algorithm
 
 // Limiter is one algorithm whose state lives in Redis, one state per key.
 // The zero value is not usable; use the constructors. Safe for concurrent
-// use: every decision is one atomic script; a Limiter holds no state of its
-// own, so any number of them (in any number of processes) on the same
-// client and prefix share quota.
+// use: every decision is made inside one atomic script call (alone or in a
+// batch); a Limiter holds no state of its own, so any number of them (in
+// any number of processes) on the same client and prefix share quota.
 type Limiter struct {
 	name     string
 	client   goredis.UniversalClient
 	script   *goredis.Script
+	algo     algorithm
+	kind     kind
 	prefix   string // "{" + prefix + ":" or "{"
-	logKey   bool   // the script also takes "{prefix:key}:log"
-	window   int64  // W in ns for window algorithms (ARGV[4..5]), else 0
+	window   int64  // W in ns for window algorithms, else 0
+	interval int64  // T in ns for bucket algorithms, else 0
+	span     int64  // B*T in ns for bucket algorithms, else 0
 	capacity int64  // largest cost ever admitted: B or L
 	slack    int64  // ms
 	timeout  time.Duration
@@ -185,7 +198,8 @@ func NewGCRA(client goredis.UniversalClient, prefix string, p algorithms.Policy,
 		return nil, err
 	}
 	t := int64(p.Interval())
-	l.build(gcraAlgo, t, p.Burst*t, p.Burst)
+	l.kind, l.interval, l.span = kindGCRA, t, p.Burst*t
+	l.build(gcraAlgo, p.Burst*t, t, p.Burst*t, p.Burst)
 	return l, nil
 }
 
@@ -197,7 +211,8 @@ func NewTokenBucket(client goredis.UniversalClient, prefix string, p algorithms.
 		return nil, err
 	}
 	t := int64(p.Interval())
-	l.build(tokenBucketAlgo, t, p.Burst*t, p.Burst)
+	l.kind, l.interval, l.span = kindTokenBucket, t, p.Burst*t
+	l.build(tokenBucketAlgo, p.Burst*t, t, p.Burst*t, p.Burst)
 	return l, nil
 }
 
@@ -208,7 +223,8 @@ func NewFixedWindow(client goredis.UniversalClient, prefix string, p algorithms.
 	if err != nil {
 		return nil, err
 	}
-	l.build(fixedWindowAlgo, int64(p.Window), p.Limit)
+	l.kind = kindFixedWindow
+	l.build(fixedWindowAlgo, int64(p.Window), int64(p.Window), p.Limit)
 	return l, nil
 }
 
@@ -222,8 +238,8 @@ func NewSlidingLog(client goredis.UniversalClient, prefix string, p algorithms.P
 	if p.Limit > maxLogEntries {
 		return nil, fmt.Errorf("redis: sliding-log: %w: limit %d is above %d, the largest log it keeps", algorithms.ErrInvalidPolicy, p.Limit, maxLogEntries)
 	}
-	l.build(slidingLogAlgo, int64(p.Window), p.Limit)
-	l.logKey, l.window = true, 0 // the log takes no window start
+	l.kind = kindSlidingLog
+	l.build(slidingLogAlgo, int64(p.Window), int64(p.Window), p.Limit)
 	return l, nil
 }
 
@@ -234,7 +250,8 @@ func NewSlidingCounter(client goredis.UniversalClient, prefix string, p algorith
 	if err != nil {
 		return nil, err
 	}
-	l.build(slidingCounterAlgo, int64(p.Window), p.Limit)
+	l.kind = kindSlidingCounter
+	l.build(slidingCounterAlgo, 2*int64(p.Window), int64(p.Window), p.Limit)
 	return l, nil
 }
 
@@ -244,25 +261,19 @@ func (l *Limiter) Name() string { return l.name }
 // Key returns the Redis key that holds key's state.
 func (l *Limiter) Key(key string) string { return l.prefix + key + "}" }
 
-// Allow implements algorithms.Limiter: one script call. With
-// Options.ServerTime, now is ignored.
+// Allow implements algorithms.Limiter: one script call, or a place in a
+// Batcher's next batch. With Options.ServerTime, now is ignored.
 func (l *Limiter) Allow(now time.Duration, key string, cost int64) (algorithms.Decision, error) {
 	if cost < 1 {
 		return algorithms.Decision{}, fmt.Errorf("redis: %s: %w: %d", l.name, algorithms.ErrInvalidCost, cost)
 	}
-	s, ns := split(int64(now))
 	c := min(cost, l.capacity+1)
-	var args []any
-	if l.window > 0 && !l.server {
-		ws, wns := split(windowStart(int64(now), l.window))
-		args = []any{s, ns, c, ws, wns}
-	} else {
-		args = []any{s, ns, c}
-	}
-	k := l.Key(key)
-	keys := []string{k}
-	if l.logKey {
-		keys = append(keys, k+":log")
+	if l.batcher != nil {
+		r, err := l.batcher.run(l, l.Key(key), int64(now), c, l.timeout)
+		if err != nil {
+			return algorithms.Decision{}, backendError(l.name, errors.Is(err, context.DeadlineExceeded), err)
+		}
+		return l.decode(r[:l.algo.width], c), nil
 	}
 	ctx := context.Background()
 	if l.timeout > 0 {
@@ -270,34 +281,43 @@ func (l *Limiter) Allow(now time.Duration, key string, cost int64) (algorithms.D
 		ctx, cancel = context.WithTimeout(ctx, l.timeout)
 		defer cancel()
 	}
-	var r []int64
-	var err error
-	if l.batcher != nil {
-		r, err = l.batcher.run(ctx, l.script, keys, args)
-	} else {
-		r, err = l.script.Run(ctx, l.client, keys, args...).Int64Slice()
-	}
+	keys, args := l.appendRequest(make([]string, 0, 2), make([]any, 0, 5), l.Key(key), int64(now), c)
+	r, err := l.script.Run(ctx, l.client, keys, args...).Int64Slice()
 	if err != nil {
-		return algorithms.Decision{}, backendError(l.name, ctx, err)
+		return algorithms.Decision{}, backendError(l.name, ctx.Err() != nil, err)
 	}
-	if len(r) != 4 {
+	if len(r) != l.algo.width {
 		return algorithms.Decision{}, fmt.Errorf("redis: %s: %w: script replied %v", l.name, algorithms.ErrBackend, r)
 	}
-	d := algorithms.Decision{
-		Allowed:    r[0] == 1,
-		Remaining:  r[1],
-		RetryAfter: time.Duration(r[2]),
-		ResetAfter: time.Duration(r[3]),
-	}
-	if r[2] < 0 {
-		d.RetryAfter = algorithms.Never
-	}
-	return d, nil
+	return l.decode(r, c), nil
 }
 
-// build sets the limiter's script: a's body after its constants.
-func (l *Limiter) build(a algorithm, values ...int64) {
-	l.script = scriptFor(a.source(values, l.slack, l.server))
+// appendRequest appends one decision's keys (key is the state key) and
+// arguments (now in ns, cost clamped) to a script call's, in the layout
+// lua.go describes.
+func (l *Limiter) appendRequest(keys []string, args []any, key string, now, cost int64) ([]string, []any) {
+	keys = append(keys, key)
+	if l.algo.log {
+		keys = append(keys, key+":log")
+	}
+	if l.server {
+		return keys, append(args, cost)
+	}
+	s, ns := split(now)
+	args = append(args, s, ns, cost)
+	if l.algo.windowed {
+		ws, wns := split(windowStart(now, l.window))
+		args = append(args, ws, wns)
+	}
+	return keys, args
+}
+
+// build sets the limiter's script: a's body after its constants; longest
+// is the longest span, in ns, a state of this policy can matter (see
+// luaExpiry).
+func (l *Limiter) build(a algorithm, longest int64, values ...int64) {
+	l.algo = a
+	l.script = scriptFor(a.source(values, l.slack, longest, l.server))
 }
 
 // split returns floor(t / 1s) and the nanoseconds past it, in [0, 1e9).
@@ -331,11 +351,11 @@ type clientLog struct{ l *log.Logger }
 func (c clientLog) Printf(_ context.Context, format string, v ...any) { c.l.Printf(format, v...) }
 
 // backendError wraps err with algorithms.ErrBackend and, when the call ran
-// out of time (its context, or a network timeout), with
+// out of time (its deadline passed, or a network timeout), with
 // context.DeadlineExceeded, so that callers can tell timeouts apart.
-func backendError(name string, ctx context.Context, err error) error {
+func backendError(name string, late bool, err error) error {
 	var ne net.Error
-	timeout := ctx.Err() != nil || errors.As(err, &ne) && ne.Timeout()
+	timeout := late || errors.As(err, &ne) && ne.Timeout()
 	if timeout && !errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("redis: %s: %w: %w: %w", name, algorithms.ErrBackend, context.DeadlineExceeded, err)
 	}

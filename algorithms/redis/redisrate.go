@@ -72,7 +72,7 @@ func (r *RedisRate) Allow(_ time.Duration, key string, cost int64) (algorithms.D
 	}
 	res, err := r.limiter.AllowN(ctx, r.prefix+key+"}", r.limit, n)
 	if err != nil {
-		return algorithms.Decision{}, backendError(RedisRateName, ctx, err)
+		return algorithms.Decision{}, backendError(RedisRateName, ctx.Err() != nil, err)
 	}
 	d := algorithms.Decision{
 		Allowed:    !above && res.Allowed > 0,

@@ -4,9 +4,12 @@ package redis_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/redis"
@@ -19,47 +22,60 @@ func TestServerTime(t *testing.T) {
 	need(t)
 	p := algorithms.Policy{Limit: 5, Window: 200 * time.Millisecond}
 	for _, b := range backends() {
+		batcher := redis.NewBatcher(b.client, redis.BatchOptions{})
+		t.Cleanup(func() { batcher.Close() })
 		for _, name := range exactNames {
-			t.Run(b.name+"/"+name, func(t *testing.T) {
-				t.Parallel()
-				l, err := redis.New(name, b.client, freshPrefix(), p, redis.Options{ServerTime: true})
-				if err != nil {
-					t.Fatal(err)
+			for _, batched := range []bool{false, true} {
+				opts := redis.Options{ServerTime: true}
+				if batched {
+					opts.Batcher = batcher
 				}
-				allow := func(now time.Duration, cost int64) algorithms.Decision {
-					t.Helper()
-					d, err := l.Allow(now, "k", cost)
-					if err != nil {
-						t.Fatal(err)
-					}
-					return d
-				}
-				if d := allow(0, 6); d.Allowed || d.RetryAfter != algorithms.Never {
-					t.Fatalf("cost above the limit: %+v, want rejected with Never", d)
-				}
-				var admitted int64
-				var d algorithms.Decision
-				// A window algorithm may meet a window edge while draining:
-				// then it admits up to twice the limit.
-				for i := range 3 * p.Limit {
-					// now is ignored: pass nonsense.
-					if d = allow(time.Duration(-i)*time.Hour, 1); !d.Allowed {
-						break
-					}
-					admitted++
-				}
-				if admitted < p.Limit || admitted > 2*p.Limit || d.Allowed {
-					t.Fatalf("admitted %d in a row, then %+v; want %d to %d, then a rejection", admitted, d, p.Limit, 2*p.Limit)
-				}
-				if d.RetryAfter <= 0 || d.RetryAfter > 2*p.Window {
-					t.Fatalf("rejected with RetryAfter %v, want within (0, %v]", d.RetryAfter, 2*p.Window)
-				}
-				time.Sleep(d.RetryAfter + 5*time.Millisecond)
-				if d := allow(0, 1); !d.Allowed {
-					t.Fatalf("after RetryAfter: %+v, want allowed", d)
-				}
-			})
+				t.Run(b.name+"/"+name+"/batched="+strconv.FormatBool(batched), func(t *testing.T) {
+					t.Parallel()
+					serverTime(t, name, b.client, p, opts)
+				})
+			}
 		}
+	}
+}
+
+// serverTime is TestServerTime for one limiter.
+func serverTime(t *testing.T, name string, client goredis.UniversalClient, p algorithms.Policy, opts redis.Options) {
+	l, err := redis.New(name, client, freshPrefix(), p, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	allow := func(now time.Duration, cost int64) algorithms.Decision {
+		t.Helper()
+		d, err := l.Allow(now, "k", cost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	if d := allow(0, 6); d.Allowed || d.RetryAfter != algorithms.Never {
+		t.Fatalf("cost above the limit: %+v, want rejected with Never", d)
+	}
+	var admitted int64
+	var d algorithms.Decision
+	// A window algorithm may meet a window edge while draining:
+	// then it admits up to twice the limit.
+	for i := range 3 * p.Limit {
+		// now is ignored: pass nonsense.
+		if d = allow(time.Duration(-i)*time.Hour, 1); !d.Allowed {
+			break
+		}
+		admitted++
+	}
+	if admitted < p.Limit || admitted > 2*p.Limit || d.Allowed {
+		t.Fatalf("admitted %d in a row, then %+v; want %d to %d, then a rejection", admitted, d, p.Limit, 2*p.Limit)
+	}
+	if d.RetryAfter <= 0 || d.RetryAfter > 2*p.Window {
+		t.Fatalf("rejected with RetryAfter %v, want within (0, %v]", d.RetryAfter, 2*p.Window)
+	}
+	time.Sleep(d.RetryAfter + 5*time.Millisecond)
+	if d := allow(0, 1); !d.Allowed {
+		t.Fatalf("after RetryAfter: %+v, want allowed", d)
 	}
 }
 
