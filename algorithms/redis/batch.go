@@ -21,7 +21,9 @@ var ErrClosed = errors.New("redis: batcher closed")
 // script and Cluster slot (each deciding all of its decisions in order, see
 // the scripts in lua.go), the calls of a batch sent in one pipeline (on a
 // ClusterClient, to each slot's node). A decision's outcome is the one it
-// would get alone in the order the batch holds it.
+// would get alone in the order the batch holds it among the decisions of
+// its script (the limiters of one algorithm and policy, which alone share
+// state keys); the calls of different scripts go in the pipeline's order.
 //
 // Bounds. A batch holds at most MaxBatch decisions. A decision that finds
 // nothing in flight goes at once, alone if it is alone; one that finds a
@@ -96,7 +98,8 @@ var calls = sync.Pool{New: func() any {
 }}
 
 // NewBatcher starts a batcher's dispatchers on client (a *goredis.Client
-// or a *goredis.ClusterClient). Close stops them.
+// or a *goredis.ClusterClient: a Ring's shards are not Cluster slots, and
+// it would send a call's keys to its first key's shard). Close stops them.
 func NewBatcher(client goredis.UniversalClient, opts BatchOptions) *Batcher {
 	_, single := client.(*goredis.Client)
 	b := &Batcher{

@@ -57,7 +57,7 @@ import (
 // in ns), and an instant of a 100-year run is not. So instants travel and
 // are stored as two exact integers, seconds and nanoseconds (s, ns), and
 // arithmetic is done on differences, which the policy bounds (every span the
-// scripts compute is below 2^51 ns: see maxSpan). A difference between two
+// scripts compute is at most 2^52 ns: see maxSpan). A difference between two
 // instants further apart than 2^53 ns is inexact, but then it only decides
 // "long ago" or "far ahead", never a threshold. Products of two spans (the
 // sliding counter's weighted estimate) are computed exactly in two 52-bit
@@ -125,7 +125,8 @@ local R
 `
 
 // luaWide is exact arithmetic on products of two spans (the sliding
-// counter's weighted estimate), in two 52-bit limbs.
+// counter's weighted estimate), in two 52-bit limbs: only the comparison
+// the admission needs; the quotients are Go's (decode.go).
 const luaWide = `
 local P26 = 67108864
 local P52 = 4503599627370496
@@ -145,31 +146,6 @@ local function mulless(a, b, x, y)
   local h1, l1 = mul(a, b)
   local h2, l2 = mul(x, y)
   return lt(h1, l1, h2, l2)
-end
--- floor(a*b/d), for a quotient below 2^51.
-local function muldiv(a, b, d)
-  local h, l = mul(a, b)
-  local q = math.floor((h * P52 + l) / d)
-  if q > P52 / 2 then q = P52 / 2 end
-  if q < 0 then q = 0 end
-  while q > 0 do
-    local qh, ql = mul(q, d)
-    if not lt(h, l, qh, ql) then break end
-    q = q - 1
-  end
-  while true do
-    local qh, ql = mul(q + 1, d)
-    if lt(h, l, qh, ql) then break end
-    q = q + 1
-  end
-  return q
-end
-local function muldivceil(a, b, d)
-  local q = muldiv(a, b, d)
-  local h, l = mul(a, b)
-  local qh, ql = mul(q, d)
-  if lt(qh, ql, h, l) then q = q + 1 end
-  return q
 end
 `
 
@@ -348,10 +324,44 @@ local function costof(member)
   if c then return tonumber(c) end
   return 1
 end
+-- recount returns what the log itself holds: the cost sum, the members of
+-- cost above 1, the highest sequence number and the newest score.
+local function recount(lk, seq)
+  local es = redis.call('ZRANGE', lk, 0, -1, 'WITHSCORES')
+  local sum, big, last = 0, 0, 0
+  for i = 1, #es, 2 do
+    local c = costof(es[i])
+    sum = sum + c
+    if c > 1 then big = big + 1 end
+    local q = tonumber(string.match(es[i], '^(%d+)'))
+    if q > seq then seq = q end
+    last = tonumber(es[i + 1])
+  end
+  return sum, big, seq, last
+end
+-- waitfor returns the score at which the log will have dropped need cost
+-- units, or nil when it holds less than that.
+local function waitfor(lk, need, big)
+  if big == 0 then
+    local m = redis.call('ZRANGE', lk, need - 1, need - 1, 'WITHSCORES')
+    if m[2] then return tonumber(m[2]) end
+    return nil
+  end
+  local es = redis.call('ZRANGE', lk, 0, need - 1, 'WITHSCORES')
+  for i = 1, #es, 2 do
+    need = need - costof(es[i])
+    if need <= 0 then return tonumber(es[i + 1]) end
+  end
+  return nil
+end
 local function decide(st, lk, o)
   local bs, bns, lrel, sum, seq, last, big, e = s, ns, 0, 0, 0, 0, 0, 0
   if st and #st == 64 then
     bs, bns, lrel, sum, seq, last, big, e = struct.unpack('<i8i8i8i8i8i8i8i8', st)
+  else
+    -- No state (new, evicted, or another version's): a log left behind
+    -- would be counted against a sum that never held it.
+    redis.call('DEL', lk)
   end
   -- trel: the latest instant (now, unless the clock went back) minus the
   -- base; exact, since the latest instant was never more than 2^52 ns past
@@ -393,24 +403,19 @@ local function decide(st, lk, o)
     trel = 0
     nrel = diff(s, ns, bs, bns)
   end
+  local at
+  if cost > L - sum and cost <= L then
+    at = waitfor(lk, sum + cost - L, big)
+    if not at then
+      -- The log holds less than the state counts: it was evicted or
+      -- deleted apart from it. Count what it holds, and decide on that.
+      sum, big, seq, last = recount(lk, seq)
+      if cost > L - sum then at = waitfor(lk, sum + cost - L, big) end
+    end
+  end
   if cost > L - sum then
     local retry, reset = -1, 0
-    if cost <= L then
-      local need = sum + cost - L
-      if big == 0 then
-        local m = redis.call('ZRANGE', lk, need - 1, need - 1, 'WITHSCORES')
-        retry = tonumber(m[2]) + W - nrel
-      else
-        local es = redis.call('ZRANGE', lk, 0, need - 1, 'WITHSCORES')
-        for i = 1, #es, 2 do
-          need = need - costof(es[i])
-          if need <= 0 then
-            retry = tonumber(es[i + 1]) + W - nrel
-            break
-          end
-        end
-      end
-    end
+    if at then retry = at + W - nrel end
     if sum > 0 then reset = last + W - nrel end
     out[o + 1], out[o + 2], out[o + 3] = -sum - 1, retry, reset
   else
