@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"sync"
 	"time"
+
+	"github.com/ratebench/ratebench/algorithms/internal/wide"
 )
 
 // NginxLimitReq is nginx's limit_req with nodelay, for one zone and one
@@ -134,7 +136,7 @@ func NginxLimitReqWorst(p Policy) int64 {
 		return 0
 	}
 	ticks := (int64(p.Window) + nginxTick - 1) / nginxTick // D
-	worst := p.Burst + mulDiv(rate, ticks, 1_000_000)
+	worst := p.Burst + wide.MulDiv(rate, ticks, 1_000_000)
 	if hi, lo := bits.Mul64(uint64(p.Burst), uint64(ticks+1)); hi == 0 && lo < uint64(worst) {
 		worst = int64(lo)
 	}

@@ -3,9 +3,10 @@ package algorithms
 import (
 	"fmt"
 	"math"
-	"math/bits"
 	"sync"
 	"time"
+
+	"github.com/ratebench/ratebench/algorithms/internal/wide"
 )
 
 // SlidingCounter is Cloudflare's sliding window counter: the cost admitted
@@ -63,7 +64,7 @@ func (c *SlidingCounter) Allow(now time.Duration, _ string, cost int64) (Decisio
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	weight := c.advance(now)
-	if cost <= c.limit-c.curr && !mulLess(c.limit-c.curr-cost, c.window, c.prev, weight) {
+	if cost <= c.limit-c.curr && !wide.Less(c.limit-c.curr-cost, c.window, c.prev, weight) {
 		c.curr += cost
 		return Decision{
 			Allowed:    true,
@@ -85,7 +86,7 @@ func (c *SlidingCounter) Allow(now time.Duration, _ string, cost int64) (Decisio
 // remaining is L - curr - ceil(prev*weight/W), the largest cost admitted
 // at an instant weight before the end of the current window.
 func (c *SlidingCounter) remaining(weight int64) int64 {
-	return max(c.limit-c.curr-mulDivCeil(c.prev, weight, c.window), 0)
+	return max(c.limit-c.curr-wide.MulDivCeil(c.prev, weight, c.window), 0)
 }
 
 // admitsAt returns the first instant at which a rejected cost <= L is
@@ -97,9 +98,9 @@ func (c *SlidingCounter) remaining(weight int64) int64 {
 // rejected, so they fit 64 bits.
 func (c *SlidingCounter) admitsAt(cost, weight int64) int64 {
 	if room := c.limit - c.curr - cost; room >= 0 {
-		return c.start + c.window - mulDiv(room, c.window, c.prev)
+		return c.start + c.window - wide.MulDiv(room, c.window, c.prev)
 	}
-	return c.start + 2*c.window - mulDiv(c.limit-cost, c.window, c.curr)
+	return c.start + 2*c.window - wide.MulDiv(c.limit-cost, c.window, c.curr)
 }
 
 // resetAfter is the time until a request of L is admitted: when the
@@ -113,32 +114,6 @@ func (c *SlidingCounter) resetAfter(now time.Duration) time.Duration {
 		return time.Duration(c.start + c.window - int64(now))
 	}
 	return 0
-}
-
-// mulLess reports whether a*b < x*y for non-negative operands, exactly.
-func mulLess(a, b, x, y int64) bool {
-	hi1, lo1 := bits.Mul64(uint64(a), uint64(b))
-	hi2, lo2 := bits.Mul64(uint64(x), uint64(y))
-	return hi1 < hi2 || hi1 == hi2 && lo1 < lo2
-}
-
-// mulDiv is floor(a*b/d) for non-negative operands whose quotient fits 63
-// bits.
-func mulDiv(a, b, d int64) int64 {
-	hi, lo := bits.Mul64(uint64(a), uint64(b))
-	q, _ := bits.Div64(hi, lo, uint64(d))
-	return int64(q)
-}
-
-// mulDivCeil is ceil(a*b/d) for non-negative operands whose quotient fits
-// 63 bits.
-func mulDivCeil(a, b, d int64) int64 {
-	hi, lo := bits.Mul64(uint64(a), uint64(b))
-	q, r := bits.Div64(hi, lo, uint64(d))
-	if r != 0 {
-		q++
-	}
-	return int64(q)
 }
 
 // windowPair is the state of a sliding counter: the cost counted in the

@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"sync"
 	"time"
+
+	"github.com/ratebench/ratebench/algorithms/internal/wide"
 )
 
 // SlidingCounterAll is the sliding window counter of SlidingCounter (the
@@ -74,7 +76,7 @@ func (c *SlidingCounterAll) Allow(now time.Duration, _ string, cost int64) (Deci
 	weight := c.advance(now)
 	// curr may be far above L here: L-curr does not overflow, L-curr-cost
 	// is only computed once cost <= L-curr.
-	allowed := cost <= c.limit-c.curr && !mulLess(c.limit-c.curr-cost, c.window, c.prev, weight)
+	allowed := cost <= c.limit-c.curr && !wide.Less(c.limit-c.curr-cost, c.window, c.prev, weight)
 	if cost >= c.most-c.curr {
 		c.curr = c.most
 	} else {
@@ -100,7 +102,7 @@ func (c *SlidingCounterAll) remaining(weight int64) int64 {
 	if c.curr >= c.limit {
 		return 0
 	}
-	return max(c.limit-c.curr-mulDivCeil(c.prev, weight, c.window), 0)
+	return max(c.limit-c.curr-wide.MulDivCeil(c.prev, weight, c.window), 0)
 }
 
 // admitsAt returns the first instant at which a rejected cost <= L is
@@ -113,7 +115,7 @@ func (c *SlidingCounterAll) remaining(weight int64) int64 {
 // counted, so they fit 64 bits; curr >= cost >= 1 once counted.
 func (c *SlidingCounterAll) admitsAt(cost, weight int64) int64 {
 	if room := c.limit - cost - c.curr; room >= 0 {
-		return c.start + c.window - mulDiv(room, c.window, c.prev)
+		return c.start + c.window - wide.MulDiv(room, c.window, c.prev)
 	}
-	return c.start + 2*c.window - mulDiv(c.limit-cost, c.window, c.curr)
+	return c.start + 2*c.window - wide.MulDiv(c.limit-cost, c.window, c.curr)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/ratebench/ratebench/algorithms/redis"
 	"github.com/ratebench/ratebench/algorithms/redis/redistest"
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -109,38 +110,7 @@ func TestBackendFaultLive(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 3s real-time run")
 	}
-	srv := startRedis(t)
-	redis.SetClientLog(io.Discard)
-	p := algorithms.Policy{Limit: 100, Window: time.Second}
-	spec := workload.Spec{Name: "constant", Rate: 400, Duration: 3 * time.Second, Keys: 1, Cost: 1}
-	cfg := bench.LiveConfig{Config: bench.Config{Policy: p, Workload: spec}, Workers: 4, Calibration: -1}
-	opts := backend.Options{Live: true, Workers: 4, FailOpen: true, Timeout: 100 * time.Millisecond}
-	targets := backendTargets(t, []string{"gcra"}, p, 1, 1, "redis://"+srv.Addr(), opts)
-	log := &outageLog{}
-	inner := targets[0].New
-	targets[0].New = func() (algorithms.Limiter, error) {
-		l, err := inner()
-		log.l = l
-		return log, err
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		time.Sleep(600 * time.Millisecond)
-		srv.Stop()
-		time.Sleep(600 * time.Millisecond)
-		if err := srv.Restart(); err != nil {
-			t.Error(err)
-		}
-		log.restarted.Store(true)
-	}()
-	log.start = time.Now()
-	runs, err := bench.Live(context.Background(), cfg, targets)
-	<-done
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := runs[0]
+	r, log := liveOutage(t, outage{workers: 4, rate: 400, keys: 1, stopAt: 600 * time.Millisecond, downFor: 600 * time.Millisecond})
 	kinds := r.ErrorKinds["backend"] + r.ErrorKinds["timeout"]
 	if r.Errors != log.errs.Load() {
 		t.Fatalf("%d errors counted, the limiter returned %d", r.Errors, log.errs.Load())
@@ -227,38 +197,7 @@ func TestBackendFaultLiveBatched(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 3s real-time run")
 	}
-	srv := startRedis(t)
-	redis.SetClientLog(io.Discard)
-	p := algorithms.Policy{Limit: 100, Window: time.Second}
-	spec := workload.Spec{Name: "constant", Rate: 3000, Duration: 3 * time.Second, Keys: 8, Cost: 1}
-	cfg := bench.LiveConfig{Config: bench.Config{Policy: p, Workload: spec}, Workers: 32, Calibration: -1}
-	opts := backend.Options{Live: true, Workers: 32, FailOpen: true, Timeout: 100 * time.Millisecond}
-	targets := backendTargets(t, []string{"gcra"}, p, 8, 1, "redis://"+srv.Addr(), opts)
-	log := &outageLog{}
-	inner := targets[0].New
-	targets[0].New = func() (algorithms.Limiter, error) {
-		l, err := inner()
-		log.l = l
-		return log, err
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		time.Sleep(500 * time.Millisecond)
-		srv.Stop()
-		time.Sleep(400 * time.Millisecond)
-		if err := srv.Restart(); err != nil {
-			t.Error(err)
-		}
-		log.restarted.Store(true)
-	}()
-	log.start = time.Now()
-	runs, err := bench.Live(context.Background(), cfg, targets)
-	<-done
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := runs[0]
+	r, log := liveOutage(t, outage{workers: 32, rate: 3000, keys: 8, stopAt: 500 * time.Millisecond, downFor: 400 * time.Millisecond})
 	if r.Errors == 0 || r.Errors != log.errs.Load() || r.ErrorKinds["backend"]+r.ErrorKinds["timeout"] != r.Errors {
 		t.Fatalf("%d errors %v counted, the limiter returned %d; want the outage's, each once, as backend or timeout", r.Errors, r.ErrorKinds, log.errs.Load())
 	}
@@ -270,4 +209,53 @@ func TestBackendFaultLiveBatched(t *testing.T) {
 	}
 	t.Logf("offered %d, %d errors %v, admitted %d; last error %v into the run, %d decisions after the restart",
 		r.Offered, r.Errors, r.ErrorKinds, r.Admitted, time.Duration(log.lastErr.Load()), log.okAfter.Load())
+}
+
+// outage is a live run of gcra (100/s, fail-open, 100ms timeout) on a
+// redis-server that is stopped stopAt into the run and started again on
+// the same port downFor later.
+type outage struct {
+	workers int
+	rate    float64
+	keys    int
+	stopAt  time.Duration
+	downFor time.Duration
+}
+
+// liveOutage runs o for 3s and returns the run and what the limiter
+// returned during it.
+func liveOutage(t *testing.T, o outage) (result.Run, *outageLog) {
+	t.Helper()
+	srv := startRedis(t)
+	redis.SetClientLog(io.Discard)
+	p := algorithms.Policy{Limit: 100, Window: time.Second}
+	spec := workload.Spec{Name: "constant", Rate: o.rate, Duration: 3 * time.Second, Keys: o.keys, Cost: 1}
+	cfg := bench.LiveConfig{Config: bench.Config{Policy: p, Workload: spec}, Workers: o.workers, Calibration: -1}
+	opts := backend.Options{Live: true, Workers: o.workers, FailOpen: true, Timeout: 100 * time.Millisecond}
+	targets := backendTargets(t, []string{"gcra"}, p, o.keys, 1, "redis://"+srv.Addr(), opts)
+	log := &outageLog{}
+	inner := targets[0].New
+	targets[0].New = func() (algorithms.Limiter, error) {
+		l, err := inner()
+		log.l = l
+		return log, err
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		time.Sleep(o.stopAt)
+		srv.Stop()
+		time.Sleep(o.downFor)
+		if err := srv.Restart(); err != nil {
+			t.Error(err)
+		}
+		log.restarted.Store(true)
+	}()
+	log.start = time.Now()
+	runs, err := bench.Live(context.Background(), cfg, targets)
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runs[0], log
 }

@@ -1,10 +1,10 @@
 package redis
 
 import (
-	"math/bits"
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/algorithms/internal/wide"
 )
 
 // kind selects a Limiter's decode.
@@ -106,7 +106,7 @@ func (l *Limiter) decodeSlidingCounter(v, prev, srel, weight, c int64) algorithm
 	if v <= 0 {
 		curr = -v - 1
 	}
-	d := algorithms.Decision{Allowed: v > 0, Remaining: max(lim-curr-mulDivCeil(prev, weight, w), 0)}
+	d := algorithms.Decision{Allowed: v > 0, Remaining: max(lim-curr-wide.MulDivCeil(prev, weight, w), 0)}
 	if d.Allowed {
 		d.ResetAfter = time.Duration(srel + 2*w)
 		return d
@@ -114,9 +114,9 @@ func (l *Limiter) decodeSlidingCounter(v, prev, srel, weight, c int64) algorithm
 	d.RetryAfter = algorithms.Never
 	if c <= lim {
 		if room := lim - curr - c; room >= 0 {
-			d.RetryAfter = time.Duration(srel + w - mulDiv(room, w, prev))
+			d.RetryAfter = time.Duration(srel + w - wide.MulDiv(room, w, prev))
 		} else {
-			d.RetryAfter = time.Duration(srel + 2*w - mulDiv(lim-c, w, curr))
+			d.RetryAfter = time.Duration(srel + 2*w - wide.MulDiv(lim-c, w, curr))
 		}
 	}
 	switch {
@@ -126,23 +126,4 @@ func (l *Limiter) decodeSlidingCounter(v, prev, srel, weight, c int64) algorithm
 		d.ResetAfter = time.Duration(srel + w)
 	}
 	return d
-}
-
-// mulDiv is floor(a*b/d) for non-negative operands whose quotient fits 63
-// bits.
-func mulDiv(a, b, d int64) int64 {
-	hi, lo := bits.Mul64(uint64(a), uint64(b))
-	q, _ := bits.Div64(hi, lo, uint64(d))
-	return int64(q)
-}
-
-// mulDivCeil is ceil(a*b/d) for non-negative operands whose quotient fits
-// 63 bits.
-func mulDivCeil(a, b, d int64) int64 {
-	hi, lo := bits.Mul64(uint64(a), uint64(b))
-	q, r := bits.Div64(hi, lo, uint64(d))
-	if r != 0 {
-		q++
-	}
-	return int64(q)
 }
