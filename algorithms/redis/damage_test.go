@@ -106,3 +106,27 @@ func TestSlidingLogDamage(t *testing.T) {
 		})
 	}
 }
+
+// TestEmptyPrefixAndKey: with no prefix and an empty key, the sliding
+// log's two keys still share a hash tag, so a Cluster takes them in one
+// script call.
+func TestEmptyPrefixAndKey(t *testing.T) {
+	need(t)
+	l, err := redis.NewSlidingLog(clusClient, "", algorithms.Policy{Limit: 1, Window: time.Second}, redis.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := l.Key("")
+	if redis.KeySlot(k) != redis.KeySlot(k+":log") {
+		t.Fatalf("%q and its log are in slots %d and %d", k, redis.KeySlot(k), redis.KeySlot(k+":log"))
+	}
+	if err := clusClient.Del(context.Background(), k).Err(); err != nil { // left by an earlier -count
+		t.Fatal(err)
+	}
+	for i, want := range []bool{true, false} {
+		d, err := l.Allow(time.Duration(i)*time.Millisecond, "", 1)
+		if err != nil || d.Allowed != want {
+			t.Fatalf("decision %d: %+v, %v; want allowed %v", i, d, err, want)
+		}
+	}
+}

@@ -147,7 +147,7 @@ type Limiter struct {
 	script   *goredis.Script
 	algo     algorithm
 	kind     kind
-	prefix   string // "{" + prefix + ":" or "{"
+	prefix   string // "{" + prefix + ":"
 	window   int64  // W in ns for window algorithms, else 0
 	interval int64  // T in ns for bucket algorithms, else 0
 	span     int64  // B*T in ns for bucket algorithms, else 0
@@ -170,10 +170,9 @@ func newLimiter(name string, client goredis.UniversalClient, prefix string, p al
 	if p.Window > maxSpan {
 		return nil, p, fmt.Errorf("redis: %s: %w: window %v is above %v, the longest span the scripts keep exact", name, algorithms.ErrInvalidPolicy, p.Window, maxSpan)
 	}
-	l := &Limiter{name: name, client: client, prefix: "{", timeout: opts.Timeout, server: opts.ServerTime, batcher: opts.Batcher}
-	if prefix != "" {
-		l.prefix = "{" + prefix + ":"
-	}
+	// The hash tag is never empty, even for an empty prefix and key: an
+	// empty tag would hash "{}" and "{}:log" to different Cluster slots.
+	l := &Limiter{name: name, client: client, prefix: "{" + prefix + ":", timeout: opts.Timeout, server: opts.ServerTime, batcher: opts.Batcher}
 	slack := opts.TTLSlack
 	if slack <= 0 {
 		slack = time.Minute
