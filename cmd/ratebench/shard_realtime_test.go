@@ -23,26 +23,10 @@ import (
 func TestAttackShardsMatchServer(t *testing.T) {
 	s := startServe(t, "-algo", "gcra", "-limit", "20", "-window", "1s", "-key", "header:X-Key")
 	dir := t.TempDir()
-	const n = 3
-	at := strconv.FormatInt(time.Now().Add(300*time.Millisecond).UnixNano(), 10)
-	dirs := make([]string, n)
-	codes := make([]int, n)
-	stderrs := make([]string, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		dirs[i] = filepath.Join(dir, fmt.Sprintf("shard-%d", i))
-		wg.Go(func() {
-			codes[i], _, stderrs[i] = attackCLI(t, context.Background(), "-url", s.url+"/api", "-rate", "300", "-workload", "poisson",
-				"-keys", "9", "-key-header", "X-Key", "-duration", "600ms", "-seed", "5", "-no-report", "-out", dirs[i],
-				"-shard", fmt.Sprintf("%d/%d", i, n), "-start-at", at, "-max-start-lag", "1s")
-		})
-	}
-	wg.Wait()
-	for i := range n {
-		if codes[i] != 0 {
-			t.Fatalf("shard %d: exit %d: %s", i, codes[i], stderrs[i])
-		}
-	}
+	dirs := runShards(t, dir, 3, 300*time.Millisecond, func(shard []string) (int, string, string) {
+		return attackCLI(t, context.Background(), append([]string{"-url", s.url + "/api", "-rate", "300", "-workload", "poisson",
+			"-keys", "9", "-key-header", "X-Key", "-duration", "600ms", "-seed", "5", "-no-report"}, shard...)...)
+	})
 	_, totalsLine := s.stop(t)
 	admitted, rejected := totals(t, totalsLine)
 	out := filepath.Join(dir, "merged")
@@ -92,25 +76,9 @@ func TestLiveShardsShareRedis(t *testing.T) {
 	if code, _, stderr := runCLI(t, dir, append(slices.Clone(args), "-out", whole)...); code != 0 {
 		t.Fatalf("one process: exit %d: %s", code, stderr)
 	}
-	const n = 3
-	at := strconv.FormatInt(time.Now().Add(500*time.Millisecond).UnixNano(), 10)
-	dirs := make([]string, n)
-	codes := make([]int, n)
-	stderrs := make([]string, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		dirs[i] = filepath.Join(dir, fmt.Sprintf("shard-%d", i))
-		wg.Go(func() {
-			codes[i], _, stderrs[i] = runCLI(t, dir, append(slices.Clone(args), "-out", dirs[i], "-shard", fmt.Sprintf("%d/%d", i, n),
-				"-start-at", at, "-prefix", "ratebench-test:shared", "-max-start-lag", "1s")...)
-		})
-	}
-	wg.Wait()
-	for i := range n {
-		if codes[i] != 0 {
-			t.Fatalf("shard %d: exit %d: %s", i, codes[i], stderrs[i])
-		}
-	}
+	dirs := runShards(t, dir, 3, 500*time.Millisecond, func(shard []string) (int, string, string) {
+		return runCLI(t, dir, append(append(slices.Clone(args), "-prefix", "ratebench-test:shared"), shard...)...)
+	})
 	merged := filepath.Join(dir, "merged")
 	if code, _, stderr := runCLI(t, dir, append(append([]string{"merge"}, dirs...), "-out", merged)...); code != 0 {
 		t.Fatalf("merge: exit %d: %s", code, stderr)
@@ -140,4 +108,30 @@ func TestLiveShardsShareRedis(t *testing.T) {
 	if m.MaxAdmittedInWindow > w.MaxAdmittedInWindow+tol {
 		t.Errorf("three shards admitted up to %d in a window, one process %d: they did not share the state", m.MaxAdmittedInWindow, w.MaxAdmittedInWindow)
 	}
+}
+
+// runShards runs n shards of one schedule at once, started start from
+// now: run gets each shard's -out, -shard, -start-at and -max-start-lag
+// flags and returns the exit code, stdout and stderr. It returns their
+// folders, dir/shard-i, after every shard exited 0.
+func runShards(t *testing.T, dir string, n int, start time.Duration, run func(shard []string) (int, string, string)) []string {
+	t.Helper()
+	at := strconv.FormatInt(time.Now().Add(start).UnixNano(), 10)
+	dirs := make([]string, n)
+	codes := make([]int, n)
+	stderrs := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		dirs[i] = filepath.Join(dir, fmt.Sprintf("shard-%d", i))
+		wg.Go(func() {
+			codes[i], _, stderrs[i] = run([]string{"-out", dirs[i], "-shard", fmt.Sprintf("%d/%d", i, n), "-start-at", at, "-max-start-lag", "1s"})
+		})
+	}
+	wg.Wait()
+	for i := range n {
+		if codes[i] != 0 {
+			t.Fatalf("shard %d: exit %d: %s", i, codes[i], stderrs[i])
+		}
+	}
+	return dirs
 }
