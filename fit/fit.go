@@ -128,8 +128,8 @@ func better(a, b Fit) int {
 	if c := cmp.Compare(nparams(a.Algorithm), nparams(b.Algorithm)); c != 0 {
 		return c
 	}
-	if a.CountsDenied != b.CountsDenied {
-		if a.CountsDenied {
+	if ac, bc := a.Denied(), b.Denied(); ac != bc {
+		if ac {
 			return 1
 		}
 		return -1
@@ -219,7 +219,7 @@ func (r *Result) Sentence() string {
 	}
 	b := r.Best
 	denied := "denied requests not counted"
-	if b.CountsDenied {
+	if b.Denied() {
 		denied = "denied requests counted"
 	}
 	return fmt.Sprintf("behaves like %s; %.1f%% of %s requests predicted, %.1f%% too close to call; %s",

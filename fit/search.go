@@ -608,7 +608,7 @@ func moves(f family, p params, u int64) []params {
 
 // fitOf turns the best candidate into a Fit in the terms of the list.
 func (d *data) fitOf(f family, s *scope, c candidate) Fit {
-	fit := Fit{Algorithm: f.name, CountsDenied: f.countsDenied, Scope: s.name,
+	fit := Fit{Algorithm: f.name, CountsDenied: &f.countsDenied, Scope: s.name,
 		Scored: c.scored, Misses: c.misses, Ambiguous: c.ambiguous}
 	if c.scored > 0 {
 		fit.AgreementPct = 100 * float64(c.scored-c.misses) / float64(c.scored)

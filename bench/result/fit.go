@@ -24,8 +24,15 @@ type Fit struct {
 	// UnixPhaseNS is where it starts on the Unix clock: ns after each
 	// multiple of the window since the epoch (0: on whole multiples). Nil
 	// when the run's start is not known or the model has no phase.
-	UnixPhaseNS  *int64 `json:"unix_phase_ns,omitempty"`
-	CountsDenied bool   `json:"counts_denied"`
+	UnixPhaseNS *int64 `json:"unix_phase_ns,omitempty"`
+	// CountsDenied says whether the model counts denied requests; in a
+	// probe's best fit, whether the trace shows it: nil (null) when models
+	// that count them and models that do not decide alike on it.
+	CountsDenied *bool `json:"counts_denied"`
+	// Equivalent names every model whose own best policy decides as this
+	// one on every request of the trace (this one first): the trace cannot
+	// tell them apart. Empty on fits that were not grouped.
+	Equivalent []string `json:"equivalent,omitempty"`
 	// Scope is what one limit applies to: "global" (all requests),
 	// "source" (a client address) or "key" (a key header's value).
 	Scope string `json:"scope"`
@@ -37,6 +44,9 @@ type Fit struct {
 	Misses       int64   `json:"misses"`
 	Ambiguous    int64   `json:"ambiguous"`
 }
+
+// Denied reports whether the fit is known to count denied requests.
+func (f Fit) Denied() bool { return f.CountsDenied != nil && *f.CountsDenied }
 
 // Fit scopes.
 const (
@@ -111,7 +121,19 @@ type Probe struct {
 	// any; AdvertisedMatches whether it is the fitted one.
 	Advertised        *PolicyJSON `json:"advertised,omitempty"`
 	AdvertisedMatches *bool       `json:"advertised_matches,omitempty"`
+	// Confidence is how sure the fit is: "sure" (one group of models
+	// explains the trace), "unsure" (Doubts say why and what would tell)
+	// or "unexplained" (no model explains it).
+	Confidence string   `json:"confidence,omitempty"`
+	Doubts     []string `json:"doubts,omitempty"`
 }
+
+// Confidences of a fit.
+const (
+	Sure        = "sure"
+	Unsure      = "unsure"
+	Unexplained = "unexplained"
+)
 
 // Group formats n with thousands separators: 1234567 as "1,234,567".
 func Group(n int64) string {

@@ -314,9 +314,9 @@ func TestNginxProbe(t *testing.T) {
 			}
 			rate := float64(b.Limit) / time.Duration(b.WindowNS).Seconds()
 			if !slices.Contains(buckets, b.Algorithm) || rate < 0.99*nginxRate || rate > 1.01*nginxRate ||
-				b.Burst < nginxCapacity-1 || b.Burst > nginxCapacity+1 || b.CountsDenied {
+				b.Burst < nginxCapacity-1 || b.Burst > nginxCapacity+1 || b.Denied() {
 				t.Errorf("best %s (denied counted: %v), want a bucket (%s) of %d per 1s with a burst of %d",
-					b, b.CountsDenied, strings.Join(buckets, ", "), nginxRate, nginxCapacity)
+					b, b.Denied(), strings.Join(buckets, ", "), nginxRate, nginxCapacity)
 			}
 			if b.AgreementPct < 99 || b.AmbiguousPct > 5 {
 				t.Errorf("best %s: %.2f%% predicted, %.2f%% too close to call; want >= 99%% and <= 5%%", b, b.AgreementPct, b.AmbiguousPct)

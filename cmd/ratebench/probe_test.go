@@ -64,7 +64,7 @@ func TestProbeServe(t *testing.T) {
 			}
 			b := p.Best
 			t.Logf("%s in %v: %s", tc.algo, took.Round(time.Millisecond), p.Sentence)
-			if b.AgreementPct < 99 || b.AmbiguousPct > 5 || b.CountsDenied {
+			if b.AgreementPct < 99 || b.AmbiguousPct > 5 || b.Denied() {
 				t.Errorf("best %s: %.2f%% predicted, %.2f%% too close to call; want >= 99%% and <= 5%%", b, b.AgreementPct, b.AmbiguousPct)
 			}
 			if tc.burst > 0 {
