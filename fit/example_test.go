@@ -25,5 +25,5 @@ func ExampleRun() {
 	res, _ := fit.Run(reqs, fit.Options{})
 	fmt.Println("The service " + res.Sentence())
 	// Output:
-	// The service behaves like sliding-log of 20 per 1s, for all clients together; 100.0% of 625 requests predicted, 1.8% too close to call; denied requests not counted
+	// The service behaves like sliding-log of 20 per 1s; 100.0% of 625 requests predicted, 1.8% too close to call; denied requests not counted; the scope cannot be told from one client
 }

@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -61,6 +62,13 @@ type Result struct {
 	// then the rate at which it served.
 	Shaper   bool    `json:"shaper,omitempty"`
 	RatePerS float64 `json:"shaper_rate_per_s,omitempty"`
+	// Confidence is result.Sure, result.Unsure or result.Unexplained;
+	// Doubts say why it is not sure and what would tell.
+	Confidence string   `json:"confidence,omitempty"`
+	Doubts     []string `json:"doubts,omitempty"`
+	// Scopes are the scopes the trace could tell apart: with one, the
+	// scope is not known.
+	Scopes []string `json:"scopes"`
 }
 
 // ErrNoRejections: a trace without rejections tells no limit.
@@ -79,8 +87,14 @@ type Options struct {
 }
 
 // Run fits every model and scope to reqs and returns the fits, best
-// first: by agreement, then fewer parameters, then a model that does not
-// count denied requests. Models run one per goroutine.
+// first. Each model's best policy is found on its own scores; then the
+// models within a few points of the best are compared request for request
+// on the same requests (those any of the two finds too close to call set
+// aside for both), ranked by how many others each beats, and ties go to
+// fewer parameters, then a model that does not count denied requests.
+// The models that decide as the best one on the trace are named in
+// Best.Equivalent, and Confidence says how sure the verdict is. Models
+// run one per goroutine.
 func Run(reqs []Request, opts Options) (*Result, error) {
 	if len(reqs) == 0 {
 		return nil, errors.New("fit: no answered requests")
@@ -99,22 +113,25 @@ func Run(reqs []Request, opts Options) (*Result, error) {
 		return nil, ErrNoRejections
 	}
 	d := newData(reqs, res.UncertaintyNS, opts)
-	var mu sync.Mutex
+	for _, s := range d.scopes {
+		res.Scopes = append(res.Scopes, s.name)
+	}
+	entries := make([]*entry, len(families)*len(d.scopes))
 	var wg sync.WaitGroup
-	for _, f := range families {
+	for i, f := range families {
 		wg.Go(func() {
-			var fits []Fit
-			for _, scope := range d.scopes {
-				fits = append(fits, d.search(f, scope))
+			for j, scope := range d.scopes {
+				entries[i*len(d.scopes)+j] = d.search(f, scope)
 			}
-			mu.Lock()
-			res.Fits = append(res.Fits, fits...)
-			mu.Unlock()
 		})
 	}
 	wg.Wait()
-	slices.SortStableFunc(res.Fits, better)
-	res.Best = res.Fits[0]
+	d.rank(entries)
+	for _, e := range entries {
+		res.Fits = append(res.Fits, e.fit)
+	}
+	d.judge(entries, res)
+	res.Fits[0] = res.Best
 	return res, nil
 }
 
@@ -218,12 +235,41 @@ func (r *Result) Sentence() string {
 		return fmt.Sprintf("delays requests rather than rejecting them: a shaper serving %.1f per second", r.RatePerS)
 	}
 	b := r.Best
-	denied := "denied requests not counted"
-	if b.Denied() {
-		denied = "denied requests counted"
+	if len(r.Scopes) == 1 {
+		b.Scope = "" // not said: one client's requests cannot tell it
 	}
-	return fmt.Sprintf("behaves like %s; %.1f%% of %s requests predicted, %.1f%% too close to call; %s",
-		b, b.AgreementPct, result.Group(r.Requests), b.AmbiguousPct, denied)
+	if r.Confidence == result.Unexplained {
+		return fmt.Sprintf("is explained by no model: the closest, %s, predicts %.1f%% of %s requests, %.1f%% too close to call",
+			b, b.AgreementPct, result.Group(r.Requests), b.AmbiguousPct)
+	}
+	s := "behaves like " + b.String()
+	if len(b.Equivalent) > 1 {
+		s += fmt.Sprintf(" (%s decide alike on this trace)", andList(b.Equivalent))
+	}
+	s += fmt.Sprintf("; %.1f%% of %s requests predicted, %.1f%% too close to call; ", b.AgreementPct, result.Group(r.Requests), b.AmbiguousPct)
+	switch {
+	case b.CountsDenied == nil:
+		s += "whether denied requests count cannot be told"
+	case *b.CountsDenied:
+		s += "denied requests counted"
+	default:
+		s += "denied requests not counted"
+	}
+	if len(r.Scopes) == 1 {
+		s += "; the scope cannot be told from one client"
+	}
+	if r.Confidence == result.Unsure {
+		s += "; unsure: " + strings.Join(r.Doubts, "; ")
+	}
+	return s
+}
+
+// andList joins names as "a, b and c".
+func andList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // File is the name of a fit in a run folder.

@@ -88,7 +88,65 @@ func newData(reqs []Request, u int64, opts Options) *data {
 	if distinct[ScopeKey] > 1 && distinct[ScopeKey] != distinct[ScopeSource] || distinct[ScopeKey] > 1 && distinct[ScopeSource] <= 1 {
 		d.scopes = append(d.scopes, d.newScope(ScopeKey, reqs, keyOf[ScopeKey]))
 	}
+	d.windows = append(d.windows, d.edgeWindows(d.scopes[0])...)
 	return d
+}
+
+// edgeWindows are window lengths read off the spacing of the busiest
+// key's window edges (where rejections that lasted longer than twice the
+// timing uncertainty turn to an admission): under overload a window's
+// edges come one window apart, or a whole number of windows after an
+// idle time. The spacings are clustered (within 2%), and the medians of
+// the four largest clusters, at least 20ms, are returned.
+func (d *data) edgeWindows(s *scope) []time.Duration {
+	edges := d.edges(s, -1)
+	var gaps []int64
+	for i := 1; i < len(edges); i++ {
+		if g := edges[i] - edges[i-1]; g >= int64(20*time.Millisecond) {
+			gaps = append(gaps, g)
+		}
+	}
+	slices.Sort(gaps)
+	var clusters [][]int64
+	for i, g := range gaps {
+		if i == 0 || float64(g) > 1.02*float64(gaps[i-1]) {
+			clusters = append(clusters, nil)
+		}
+		clusters[len(clusters)-1] = append(clusters[len(clusters)-1], g)
+	}
+	slices.SortStableFunc(clusters, func(a, b []int64) int { return cmp.Compare(len(b), len(a)) })
+	var out []time.Duration
+	for _, c := range clusters[:min(4, len(clusters))] {
+		out = append(out, time.Duration(c[len(c)/2]).Round(time.Millisecond))
+	}
+	return out
+}
+
+// edges are the instants at which the busiest key of s went from
+// rejected to admitted after rejections that lasted longer than twice the
+// timing uncertainty (an admission in the middle of a burst's rejections
+// is timing, not a window's edge): at most n of them, or all for n < 0.
+func (d *data) edges(s *scope, n int) []int64 {
+	var out []int64
+	rejectedFrom := int64(-1) // the first rejection of the current run of them
+	for i, t := range d.t {
+		if s.key[i] != s.busy {
+			continue
+		}
+		switch {
+		case !d.adm[i] && rejectedFrom < 0:
+			rejectedFrom = t
+		case d.adm[i] && rejectedFrom >= 0:
+			if t-rejectedFrom > 2*d.u {
+				out = append(out, t)
+				if len(out) == n {
+					return out
+				}
+			}
+			rejectedFrom = -1
+		}
+	}
+	return out
 }
 
 func (d *data) newScope(name string, reqs []Request, keyOf func(Request) string) *scope {
@@ -200,7 +258,10 @@ func (d *data) seeds(s *scope) (rate, mean float64, burst int64) {
 // admissions, less one for each of its requests too close to call (each
 // may have gone either way). A request alone is a group of one: too close
 // to call, it is no miss.
-func (d *data) score(m model, p params, s *scope, g *groupCounts, own []bool) (scored, misses, ambiguous int64) {
+//
+// With rec, each request's prediction (its group's own, for a member of
+// one) and whether it was too close to call are kept in rec.
+func (d *data) score(m model, p params, s *scope, g *groupCounts, own []bool, rec *record) (scored, misses, ambiguous int64) {
 	m.reset(p, s.n)
 	gp, gobs, gamb := g.reset(s.ngroups)
 	for i, t := range d.t {
@@ -215,7 +276,8 @@ func (d *data) score(m model, p params, s *scope, g *groupCounts, own []bool) (s
 			m.restore(k)
 		}
 		pred := m.decide(k, t)
-		if (d.lo[i] > 0 || d.hi[i] > 0) && (m.decide(k, t-d.lo[i]) != pred || m.decide(k, t+d.hi[i]) != pred) {
+		amb := (d.lo[i] > 0 || d.hi[i] > 0) && (m.decide(k, t-d.lo[i]) != pred || m.decide(k, t+d.hi[i]) != pred)
+		if amb {
 			ambiguous++
 			gamb[g]++
 		} else {
@@ -223,6 +285,9 @@ func (d *data) score(m model, p params, s *scope, g *groupCounts, own []bool) (s
 		}
 		if len(members) > 0 {
 			pred = own[i]
+		}
+		if rec != nil {
+			rec.pred[i], rec.amb[i] = pred, amb
 		}
 		if pred {
 			gp[g]++
@@ -271,19 +336,20 @@ type candidate struct {
 func (c candidate) cost() int64 { return 2*c.misses + c.ambiguous }
 
 // windows are the window lengths tried first, besides those the data
-// suggests.
+// suggests: the lengths people configure, not only whole seconds.
 var windows = []time.Duration{100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond,
-	time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 30 * time.Second, time.Minute}
+	time.Second, 1500 * time.Millisecond, 2 * time.Second, 2500 * time.Millisecond, 3 * time.Second, 4 * time.Second,
+	5 * time.Second, 10 * time.Second, 15 * time.Second, 20 * time.Second, 30 * time.Second, time.Minute}
 
 // search finds the best policy of f for scope s: seeds from the data,
-// then a local search, and returns it as a Fit.
-func (d *data) search(f family, s *scope) Fit {
+// then a local search, and returns it as a Fit with its record.
+func (d *data) search(f family, s *scope) *entry {
 	m := f.new()
 	var counts groupCounts
 	own := make([]bool, len(d.t))
 	eval := func(p params) candidate {
 		c := candidate{p: p}
-		c.scored, c.misses, c.ambiguous = d.score(m, p, s, &counts, own)
+		c.scored, c.misses, c.ambiguous = d.score(m, p, s, &counts, own, nil)
 		return c
 	}
 	// Every seed is scored; the best of each window and phase (for a
@@ -321,7 +387,10 @@ func (d *data) search(f family, s *scope) Fit {
 			best = c
 		}
 	}
-	return d.fitOf(f, s, best)
+	e := &entry{fit: d.fitOf(f, s, best), family: f, scope: s,
+		rec: record{pred: make([]bool, len(d.t)), amb: make([]bool, len(d.t))}}
+	d.score(m, best.p, s, &counts, own, &e.rec)
+	return e
 }
 
 // maxClimbs bounds the local searches of one model and scope.
@@ -481,23 +550,8 @@ var tickPhases = func() []int64 {
 // the middle of a burst's rejections is timing, not a window's edge).
 func (d *data) phases(s *scope, w int64) []int64 {
 	out := []int64{floorMod(-d.start, w)}
-	rejectedFrom := int64(-1) // the first rejection of the current run of them
-	for i, t := range d.t {
-		if s.key[i] != s.busy {
-			continue
-		}
-		switch {
-		case !d.adm[i] && rejectedFrom < 0:
-			rejectedFrom = t
-		case d.adm[i] && rejectedFrom >= 0:
-			if t-rejectedFrom > 2*d.u {
-				out = append(out, floorMod(t, w))
-			}
-			rejectedFrom = -1
-		}
-		if len(out) == 6 {
-			break
-		}
+	for _, t := range d.edges(s, 5) {
+		out = append(out, floorMod(t, w))
 	}
 	return sortedUnique(out)
 }

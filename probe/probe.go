@@ -405,7 +405,8 @@ func (p *prober) finish(capacity int64, rate float64) (*Outcome, error) {
 	}
 	p.out.Fit = f
 	pr := &result.Probe{Best: f.Best, Fits: f.Fits, RejectStatuses: p.rejectOr429(), RejectFound: p.found,
-		Requests: f.Requests, UncertaintyNS: f.UncertaintyNS, Sentence: f.Sentence()}
+		Requests: f.Requests, UncertaintyNS: f.UncertaintyNS, Sentence: f.Sentence(),
+		Confidence: f.Confidence, Doubts: f.Doubts, Scopes: f.Scopes}
 	for _, run := range p.out.Runs {
 		pr.Headers = addHeaders(pr.Headers, run.HTTP.Headers)
 	}

@@ -126,6 +126,9 @@ type Probe struct {
 	// or "unexplained" (no model explains it).
 	Confidence string   `json:"confidence,omitempty"`
 	Doubts     []string `json:"doubts,omitempty"`
+	// Scopes are the scopes the probe's requests could tell apart
+	// ("global", "source", "key"): with one, the scope is not known.
+	Scopes []string `json:"scopes,omitempty"`
 }
 
 // Confidences of a fit.

@@ -1,0 +1,254 @@
+package fit
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/ratebench/ratebench/bench/result"
+)
+
+// entry is one model's best policy for one scope, with what it predicted
+// for each request.
+type entry struct {
+	fit    Fit
+	family family
+	scope  *scope
+	rec    record
+}
+
+// record is a model's prediction for each request (its group's own for
+// a member of one) and whether the request was too close to call.
+type record struct{ pred, amb []bool }
+
+// judged is a's and b's agreement (in percent) on the same requests: the
+// requests either of them finds too close to call are set aside for both,
+// so that neither wins by declaring more of them ambiguous.
+func (d *data) judged(a, b *entry) (pa, pb float64) {
+	mask := make([]bool, len(d.t))
+	for i := range mask {
+		mask[i] = a.rec.amb[i] || b.rec.amb[i]
+	}
+	return d.agreement(a, mask), d.agreement(b, mask)
+}
+
+// agreement is e's share of the requests outside mask predicted right, in
+// percent: its misses, counted per group as in score, less one for each
+// request of the group in mask.
+func (d *data) agreement(e *entry, mask []bool) float64 {
+	s := e.scope
+	pred, obs, amb := make([]int32, s.ngroups), make([]int32, s.ngroups), make([]int32, s.ngroups)
+	var masked int64
+	for i, g := range s.group {
+		if e.rec.pred[i] {
+			pred[g]++
+		}
+		if d.adm[i] {
+			obs[g]++
+		}
+		if mask[i] {
+			amb[g]++
+			masked++
+		}
+	}
+	var misses int64
+	for g := range pred {
+		misses += int64(max(abs(pred[g]-obs[g])-amb[g], 0))
+	}
+	scored := int64(len(d.t)) - masked
+	if scored <= 0 {
+		return 0
+	}
+	return 100 * float64(scored-misses) / float64(scored)
+}
+
+// alike reports whether a and b decide the same on the trace: they differ
+// on no more than one request in 500 of those neither finds too close to
+// call.
+func (d *data) alike(a, b *entry) bool {
+	var differ int
+	for i := range d.t {
+		if a.rec.pred[i] != b.rec.pred[i] && !a.rec.amb[i] && !b.rec.amb[i] {
+			differ++
+		}
+	}
+	return differ <= len(d.t)/500
+}
+
+// contention is how far, in points of agreement, below the best fit's own
+// a fit of another group may be and still be looked at as a close call.
+const contention = 5
+
+// rank orders the entries best first, by how many of the others each
+// beats: on the same requests by at least tieAgreement, or, as good as
+// each other there, on all of them (every request scored by its
+// prediction, none set aside), so that a model does not win by finding
+// more requests too close to call. Those with as many wins are ordered by
+// better.
+func (d *data) rank(es []*entry) {
+	n := len(es)
+	none := make([]bool, len(d.t))
+	raw := map[*entry]float64{}
+	for _, e := range es {
+		raw[e] = d.agreement(e, none)
+	}
+	wins := map[*entry]int{}
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			a, b := es[i], es[j]
+			pa, pb := d.judged(a, b)
+			if math.Abs(pa-pb) < tieAgreement {
+				pa, pb = raw[a], raw[b]
+			}
+			switch {
+			case pa-pb >= tieAgreement:
+				wins[a]++
+			case pb-pa >= tieAgreement:
+				wins[b]++
+			}
+		}
+	}
+	slices.SortStableFunc(es, func(a, b *entry) int {
+		return cmp.Or(cmp.Compare(wins[b], wins[a]), better(a.fit, b.fit))
+	})
+}
+
+// Thresholds of a sure verdict: the best fit predicts at least minSure
+// percent of the scored requests with at most maxAmbiguous percent too
+// close to call, and no model of another group comes within closeCall
+// points of it on the same requests. Below minExplained percent, or above
+// maxExplainedAmbiguous too close to call, no model explains the trace.
+const (
+	minSure               = 99
+	maxAmbiguous          = 5
+	closeCall             = 0.5
+	minExplained          = 95
+	maxExplainedAmbiguous = 25
+)
+
+// judge groups the ranked entries with the best (those that decide alike
+// on the trace), fills the best fit's Equivalent and CountsDenied, and
+// says how sure the verdict is and why not.
+func (d *data) judge(es []*entry, res *Result) {
+	best := es[0]
+	var group, others []*entry
+	for _, e := range es {
+		if e == best || d.alike(best, e) {
+			group = append(group, e)
+		} else {
+			others = append(others, e)
+		}
+	}
+	b := &res.Best
+	*b = best.fit
+	counts := map[bool]bool{}
+	scopes := map[string]bool{}
+	var ks []string
+	for _, e := range group {
+		for _, name := range append([]string{e.family.name}, standsFor[e.family.name]...) {
+			if !slices.Contains(b.Equivalent, name) {
+				b.Equivalent = append(b.Equivalent, name)
+			}
+		}
+		counts[e.family.countsDenied] = true
+		if deniedUnknowable[e.family.name] {
+			counts[!e.family.countsDenied] = true
+		}
+		scopes[e.scope.name] = true
+		if k := kindOf(e.family.name); !slices.Contains(ks, k) {
+			ks = append(ks, k)
+		}
+	}
+	if len(counts) == 1 {
+		v := best.family.countsDenied
+		b.CountsDenied = &v
+	} else {
+		b.CountsDenied = nil
+	}
+	res.Confidence, res.Doubts = result.Sure, nil
+	doubt := func(format string, a ...any) {
+		res.Confidence = result.Unsure
+		res.Doubts = append(res.Doubts, fmt.Sprintf(format, a...))
+	}
+	if b.AgreementPct < minExplained || b.AmbiguousPct > maxExplainedAmbiguous {
+		res.Confidence = result.Unexplained
+		res.Doubts = []string{fmt.Sprintf("no model explains it: the best, %s, predicts %.1f%% of the scored requests with %.1f%% too close to call",
+			b.Algorithm, b.AgreementPct, b.AmbiguousPct)}
+		return
+	}
+	if b.AgreementPct < minSure {
+		doubt("only %.1f%% of the scored requests predicted (under %d%%): more requests (-max-requests) and a longer -max-duration would show whether another model or policy explains the rest", b.AgreementPct, minSure)
+	}
+	if b.AmbiguousPct > maxAmbiguous {
+		doubt("%.1f%% of the requests were too close to call (over %d%%): the answers' timing blurs the thresholds; a quieter host or a client nearer the service would tell", b.AmbiguousPct, maxAmbiguous)
+	}
+	for _, e := range others {
+		if e.fit.AgreementPct < b.AgreementPct-contention {
+			break
+		}
+		if pb, pe := d.judged(best, e); pb-pe < closeCall {
+			doubt("%s predicts the same requests within %.1f points (%.1f%% against %.1f%%): %s would tell them apart",
+				e.fit, pb-pe, pe, pb, apart(best, e))
+			break
+		}
+	}
+	if len(ks) > 1 {
+		doubt("the trace cannot tell %s apart: a longer -max-duration (more overload and window edges) would", andList(ks))
+	}
+	if len(scopes) > 1 {
+		doubt("the trace cannot tell %s: more client addresses (-source-addrs) or keys (-key-header) would", strings.Join(slices.Sorted(func(yield func(string) bool) {
+			for s := range scopes {
+				if !yield(scopeWords[s]) {
+					return
+				}
+			}
+		}), " from "))
+	}
+}
+
+// standsFor names, for a model, the algorithms of the list that always
+// decide as it does: one model stands for the bucket family.
+var standsFor = map[string][]string{"gcra": {"token-bucket", "leaky-bucket", "x-rate"}}
+
+// deniedUnknowable names the models whose decisions are the same whether
+// or not they count denied requests: a window opened by a request admits
+// up to its limit and then nothing until it closes, either way.
+var deniedUnknowable = map[string]bool{"fixed-window-first": true}
+
+// kinds name the kind of limiter each model is, counting denied requests
+// or not: models of one kind differ only in details a trace rarely
+// shows, so a group of them still names the algorithm.
+var kinds = map[string]string{
+	"gcra": "a token bucket", "nginx-limit-req": "a token bucket", "token-bucket-debt": "a token bucket",
+	"sliding-log": "a sliding log", "sliding-log-all": "a sliding log",
+	"sliding-counter": "a sliding counter", "sliding-counter-all": "a sliding counter",
+	"httprate": "a sliding counter", "haproxy-req-rate": "a sliding counter",
+	"fixed-window": "a fixed window", "fixed-window-first": "a window opened by a first request",
+}
+
+// kindOf is the kind of the model called name; a model of no listed kind
+// is a kind of its own.
+func kindOf(name string) string {
+	if k, ok := kinds[name]; ok {
+		return k
+	}
+	return name
+}
+
+// scopeWords name the scopes in a sentence.
+var scopeWords = map[string]string{ScopeGlobal: "all clients together", ScopeSource: "per client address", ScopeKey: "per key"}
+
+// apart says what experiment would tell two models apart.
+func apart(a, b *entry) string {
+	switch {
+	case a.scope.name != b.scope.name:
+		return "more client addresses (-source-addrs) or keys (-key-header)"
+	case a.family.countsDenied != b.family.countsDenied:
+		return "longer overload (a longer -max-duration)"
+	case a.family.rateBased != b.family.rateBased:
+		return "more window edges (a longer -max-duration, or -window as a hint)"
+	}
+	return "more requests (-max-requests) and a longer -max-duration"
+}

@@ -1,0 +1,113 @@
+package fit_test
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/bench/result"
+	"github.com/ratebench/ratebench/fit"
+	"github.com/ratebench/ratebench/workload"
+)
+
+// TestFitVerdicts: the best fit names every model that decides alike on
+// the trace, says whether denied requests count only when the trace can
+// tell, and is sure only when one kind of model explains the trace.
+func TestFitVerdicts(t *testing.T) {
+	poisson := func(rate float64) workload.Spec {
+		return workload.Spec{Name: "poisson", Rate: rate, Duration: 30 * time.Second, Keys: 1, Cost: 1, Seed: 5}
+	}
+	no := false
+	for _, tc := range []struct {
+		why        string
+		algo       string
+		p          algorithms.Policy
+		spec       workload.Spec
+		equivalent []string // all of these among Best.Equivalent
+		denied     *bool
+		confidence string
+		doubt      string // in one of the doubts
+	}{
+		{why: "x/time/rate is a token bucket: the bucket family decides alike, and its denials count for nothing",
+			algo: "x-rate", p: algorithms.Policy{Limit: 20, Window: time.Second, Burst: 7}, spec: poisson(40),
+			equivalent: []string{"gcra", "token-bucket", "leaky-bucket", "x-rate", "nginx-limit-req"}, denied: &no, confidence: result.Sure},
+		{why: "a window opened by a first request admits the same whether or not it counts denials",
+			algo: "fixed-window-first", p: algorithms.Policy{Limit: 30, Window: 2 * time.Second}, spec: poisson(30),
+			equivalent: []string{"fixed-window-first"}, confidence: result.Sure},
+		{why: "a window that is not a whole second is found as it is",
+			algo: "fixed-window", p: algorithms.Policy{Limit: 40, Window: 1500 * time.Millisecond}, spec: poisson(53),
+			equivalent: []string{"fixed-window"}, denied: &no, confidence: result.Sure},
+		{why: "starved from its first burst on, a log of every request admits what any model with that capacity would: nothing tells them apart",
+			algo: "sliding-log-all", p: algorithms.Policy{Limit: 25, Window: 2 * time.Second}, spec: poisson(25),
+			equivalent: []string{"sliding-log-all", "gcra", "fixed-window"}, confidence: result.Unsure, doubt: "cannot tell"},
+	} {
+		t.Run(tc.algo, func(t *testing.T) {
+			res, err := fit.Run(simTrace(t, tc.algo, tc.p, tc.spec), fit.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := res.Best
+			t.Logf("%s", res.Sentence())
+			for _, name := range tc.equivalent {
+				if !slices.Contains(b.Equivalent, name) {
+					t.Errorf("%s: equivalent %v lacks %s", tc.why, b.Equivalent, name)
+				}
+			}
+			switch {
+			case tc.denied == nil && b.CountsDenied != nil:
+				t.Errorf("%s: counts denied %v, want unknown", tc.why, *b.CountsDenied)
+			case tc.denied != nil && (b.CountsDenied == nil || *b.CountsDenied != *tc.denied):
+				t.Errorf("%s: counts denied %v, want %v", tc.why, b.CountsDenied, *tc.denied)
+			}
+			if res.Confidence != tc.confidence {
+				t.Errorf("%s: confidence %q %q, want %q", tc.why, res.Confidence, res.Doubts, tc.confidence)
+			}
+			if tc.doubt != "" && !strings.Contains(strings.Join(res.Doubts, "\n"), tc.doubt) {
+				t.Errorf("%s: doubts %q, want one saying %q", tc.why, res.Doubts, tc.doubt)
+			}
+			if !strings.Contains(res.Sentence(), "scope cannot be told") {
+				t.Errorf("one client's trace, and the sentence claims a scope: %s", res.Sentence())
+			}
+		})
+	}
+}
+
+// TestFitOutsider: a limiter no model describes (a window whose limit
+// halves after every rejection and comes back after an idle window) is
+// not fitted with confidence.
+func TestFitOutsider(t *testing.T) {
+	const w = time.Second
+	limit, start, count, last := int64(40), time.Duration(-1), int64(0), time.Duration(-w)
+	rng := rand.New(rand.NewPCG(7, 8))
+	var reqs []fit.Request
+	for at := time.Duration(0); at < 30*time.Second; at += time.Duration(rng.ExpFloat64() / 45 * 1e9) {
+		if at-last > w {
+			limit = 40
+		}
+		last = at
+		if at >= start+w {
+			start, count = at, 0
+		}
+		ok := count < limit
+		if ok {
+			count++
+		} else {
+			limit = max(limit/2, 5)
+		}
+		reqs = append(reqs, fit.Request{Sent: at, Done: at + time.Millisecond, Key: "k", Admitted: ok})
+		if rng.IntN(400) == 0 { // now and then a pause, to bring the limit back
+			at += 2 * w
+		}
+	}
+	res, err := fit.Run(reqs, fit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s", res.Sentence())
+	if res.Confidence == result.Sure {
+		t.Errorf("an outsider fitted with confidence: %s", res.Sentence())
+	}
+}
