@@ -126,14 +126,15 @@ func (p *prober) partial(err error) (*Outcome, error) {
 	return &p.out, err
 }
 
-// capacity sends bursts at once, doubling while everything is admitted,
+// capacity sends bursts at once, four times larger while everything is
+// admitted (up to a third of the request budget),
 // and returns what the first limited burst admitted. The first burst also
 // names the reject status when it was not given.
 func (p *prober) capacity(ctx context.Context) (int64, error) {
 	n := max(2*p.cfg.Limit, 100)
 	wait, grown := time.Duration(0), 0
 	for {
-		n = min(n, p.cfg.MaxRequests/5)
+		n = min(n, p.cfg.MaxRequests/3)
 		s := newSchedule()
 		s.idle(wait)
 		s.burst(s.at, n, 1)
@@ -141,6 +142,7 @@ func (p *prober) capacity(ctx context.Context) (int64, error) {
 		if err != nil {
 			return 0, err
 		}
+		p.burstSpread(rows)
 		if p.reject == nil {
 			p.findReject(rows)
 		}
@@ -153,11 +155,31 @@ func (p *prober) capacity(ctx context.Context) (int64, error) {
 		if rejected > 0 {
 			return max(admitted, 1), nil
 		}
-		if grown == 3 || n == p.cfg.MaxRequests/5 {
-			return 0, ErrNoLimit
+		if grown == 4 || n == p.cfg.MaxRequests/3 {
+			return 0, fmt.Errorf("%w (the largest burst, %d at once, was admitted whole); raise -max-requests (now %d) to three times the limit you expect",
+				ErrNoLimit, n, p.cfg.MaxRequests)
 		}
-		n *= 4
+		// A second's rest first: a window may end, a bucket refill,
+		// so that the larger burst finds the quota the smaller took.
+		n, wait = n*4, time.Second
 		grown++
+	}
+}
+
+// burstSpread says when a burst took long to leave: over too few
+// connections it reaches the service spread out, and a bucket refills
+// meanwhile, so its capacity reads high.
+func (p *prober) burstSpread(rows []bench.TraceRow) {
+	if len(rows) == 0 {
+		return
+	}
+	first, last := rows[0].Sent, rows[0].Sent
+	for _, r := range rows {
+		first, last = min(first, r.Sent), max(last, r.Sent)
+	}
+	if spread := last - first; spread > 20*time.Millisecond {
+		p.logf("probe: capacity: the burst of %d took %v to leave over %d connections, so a bucket's capacity may read high; raise -connections to send it at once",
+			len(rows), roundDuration(spread), p.cfg.Connections)
 	}
 }
 
@@ -210,12 +232,66 @@ func (p *prober) rate(ctx context.Context, capacity int64) (float64, error) {
 		}
 		got := float64(admitted) / (span - span/3).Seconds()
 		if got < 0.9*r || try == 2 {
-			if got == 0 { // starved, or a window longer than the span
-				got = float64(capacity) / span.Seconds()
+			if got < 0.05*r {
+				// Starved: a limiter that counts denied requests
+				// admits nothing under steady overload, or its window
+				// is longer than the span.
+				p.logf("probe: rate: %d of a steady %.3g/s for %v admitted after the first second: the service seems to count denied requests; stepping the rate up from below instead",
+					admitted, r, span)
+				return p.steps(ctx, capacity, r)
 			}
 			return got / 1e9, nil
 		}
 		r *= 4
+	}
+}
+
+// steps finds the rate of a limiter that starves a client above its
+// rate: after an idle gap long enough to forget, a staircase of steady
+// rates from a fifth of the capacity per second up by a third each step,
+// each step as long as the capacity takes to send at its rate (1s to 3s),
+// to below the rate that starved. The rate is the geometric mean of the
+// last step admitted whole and the first with rejections; per ns.
+func (p *prober) steps(ctx context.Context, capacity int64, starved float64) (float64, error) {
+	var rates []float64
+	var bounds []time.Duration // each step's end
+	s := newSchedule()
+	s.idle(5 * time.Second)
+	for r := float64(capacity) / 5; r < starved && len(rates) < 10; r *= 4.0 / 3 {
+		step := min(max(time.Duration(float64(capacity)/r*1e9), time.Second), 3*time.Second)
+		s.constant(r, step, 1)
+		rates, bounds = append(rates, r), append(bounds, s.at)
+	}
+	if len(rates) == 0 {
+		return float64(capacity) / 3e9, nil
+	}
+	rows, err := p.experiment(ctx, "rate-steps", s)
+	if err != nil {
+		return 0, err
+	}
+	rejected := make([]int, len(rates))
+	for _, row := range rows {
+		if i, _ := slices.BinarySearch(bounds, row.Intended+1); i < len(rates) && p.rejected(row) {
+			rejected[i]++
+		}
+	}
+	first := slices.IndexFunc(rejected, func(n int) bool { return n > 0 })
+	switch first {
+	case -1:
+		p.logf("probe: rate-steps: every step admitted whole, up to %.3g/s", rates[len(rates)-1])
+		return rates[len(rates)-1] / 1e9, nil
+	case 0:
+		p.logf("probe: rate-steps: rejections from the first step on, at %.3g/s", rates[0])
+		return rates[0] * 3 / 4 / 1e9, nil
+	}
+	p.logf("probe: rate-steps: admitted whole at %.3g/s, rejections from %.3g/s on", rates[first-1], rates[first])
+	return math.Sqrt(rates[first-1]*rates[first]) / 1e9, nil
+}
+
+// logf writes a line to the log, if there is one.
+func (p *prober) logf(format string, a ...any) {
+	if p.cfg.Log != nil {
+		fmt.Fprintf(p.cfg.Log, format+"\n", a...)
 	}
 }
 
@@ -263,10 +339,8 @@ func (p *prober) boundary(ctx context.Context, capacity int64, rate float64) err
 	k := p.cfg.Keys
 	n := 6 * capacity * int64(k)
 	gap := p.idleFor(capacity, rate)
-	if w < 20*time.Millisecond || w > 5*time.Second || n > p.budget()/2 || p.elapsed+3*(gap+2*w) > p.cfg.MaxDuration {
-		if p.cfg.Log != nil {
-			fmt.Fprintf(p.cfg.Log, "probe: boundary: skipped (window %v, %d requests left, %v)\n", w, p.budget(), p.cfg.MaxDuration-p.elapsed)
-		}
+	if why := p.skipBoundary(w, n, 3*(gap+2*w)); why != "" {
+		p.logf("probe: boundary: skipped: %s", why)
 		return nil
 	}
 	delta := max(w/50, 2*time.Millisecond)
@@ -290,6 +364,31 @@ func (p *prober) boundary(ctx context.Context, capacity int64, rate float64) err
 	return err
 }
 
+// skipBoundary says why the boundary experiment cannot run for window w
+// with n requests over about span, or "" when it can.
+func (p *prober) skipBoundary(w time.Duration, n int64, span time.Duration) string {
+	left := p.cfg.MaxDuration - p.elapsed
+	switch {
+	case w < 20*time.Millisecond:
+		return fmt.Sprintf("the window the rate and capacity imply, %v, is under 20ms: too short to aim at its edges from here", w)
+	case w > 5*time.Second:
+		return fmt.Sprintf("the window the rate and capacity imply, %v, is over 5s; give -window if you know it", roundDuration(w))
+	case n > p.budget()/2:
+		return fmt.Sprintf("it needs %d requests and %d are left; raise -max-requests (now %d)", n, p.budget(), p.cfg.MaxRequests)
+	case p.elapsed+span > p.cfg.MaxDuration:
+		return fmt.Sprintf("it needs about %v and %v is left; raise -max-duration (now %v)", roundDuration(span), roundDuration(max(left, 0)), p.cfg.MaxDuration)
+	}
+	return ""
+}
+
+// roundDuration rounds d for a person: to 1ms under 10s, else to 100ms.
+func roundDuration(d time.Duration) time.Duration {
+	if d < 10*time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(100 * time.Millisecond)
+}
+
 // idleFor is how long to wait for a limiter to forget: a fifth more than
 // its capacity takes to refill (a bucket's, or a window's length), between
 // 300ms and five seconds.
@@ -308,13 +407,14 @@ func (p *prober) idleFor(capacity int64, rate float64) time.Duration {
 func (p *prober) budget() int64 { return max(p.cfg.MaxRequests-p.used, 0) }
 
 // experiment runs one schedule against the service and returns its rows
-// on the probe's timeline.
+// on the schedule's own timeline; the probe keeps them on its own, from
+// the first experiment's start.
 func (p *prober) experiment(ctx context.Context, name string, s *schedule) ([]bench.TraceRow, error) {
 	if int64(len(s.arrivals)) > p.budget() {
 		s.thin(float64(p.budget()) / float64(len(s.arrivals)))
 	}
 	if len(s.arrivals) == 0 || p.elapsed+s.span() > p.cfg.MaxDuration {
-		return nil, fmt.Errorf("probe: %s: the probe's bounds (%d requests, %v) are spent", name, p.cfg.MaxRequests, p.cfg.MaxDuration)
+		return nil, fmt.Errorf("probe: %s: the probe's bounds (%d requests, %v) are spent; raise -max-requests or -max-duration", name, p.cfg.MaxRequests, p.cfg.MaxDuration)
 	}
 	path, err := s.write(p.cfg.Dir, name)
 	if err != nil {
@@ -336,13 +436,13 @@ func (p *prober) experiment(ctx context.Context, name string, s *schedule) ([]be
 		p.out.Start = p.start
 	}
 	shift := time.Duration(run.StartUnixNS - p.start.UnixNano())
-	for i := range rows {
-		rows[i].Intended += shift
-		rows[i].Sent += shift
-		rows[i].Done += shift
+	for _, r := range rows {
+		r.Intended += shift
+		r.Sent += shift
+		r.Done += shift
+		p.rows = append(p.rows, r)
 	}
 	p.used += int64(len(rows))
-	p.rows = append(p.rows, rows...)
 	if run.Offered > 0 {
 		run.HTTP.RejectStatuses = p.rejectOr429()
 		p.out.Runs = append(p.out.Runs, run)
@@ -354,7 +454,11 @@ func (p *prober) experiment(ctx context.Context, name string, s *schedule) ([]be
 	}
 	if p.cfg.Log != nil {
 		adm, rej := p.count(rows)
-		fmt.Fprintf(p.cfg.Log, "probe: %s: %d requests over %v: %d admitted, %d rejected\n", name, len(rows), s.span().Round(time.Millisecond), adm, rej)
+		fmt.Fprintf(p.cfg.Log, "probe: %s: %d requests over %v: %d admitted, %d rejected\n", name, len(rows), roundDuration(s.span()), adm, rej)
+	}
+	if run.Live != nil && run.Live.Unsent+run.Live.Dropped > 0 {
+		p.logf("probe: %s: %d of %d requests were not sent (the sender fell behind, or more than %d were in flight); the fit has the rest",
+			name, run.Live.Unsent+run.Live.Dropped, len(s.arrivals), cfg.MaxInFlight)
 	}
 	return rows, err
 }

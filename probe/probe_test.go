@@ -112,7 +112,9 @@ func TestSchedule(t *testing.T) {
 	if len(s.arrivals) != 7 {
 		t.Errorf("thinned to half: %d arrivals, want 7", len(s.arrivals))
 	}
-	if got := s.span(); got != s.arrivals[len(s.arrivals)-1].At+time.Millisecond {
-		t.Errorf("span %v", got)
+	// The span ends 1ms after the last arrival, and 50µs for each of the
+	// two left of the burst at 0.
+	if got, want := s.span(), s.arrivals[len(s.arrivals)-1].At+time.Millisecond+100*time.Microsecond; got != want {
+		t.Errorf("span %v, want %v", got, want)
 	}
 }

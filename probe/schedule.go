@@ -91,11 +91,24 @@ func (s *schedule) thin(frac float64) {
 }
 
 // span is the schedule's length.
+//
+// It ends 1ms after the last arrival, and 50µs more for each arrival of
+// the largest burst (arrivals at one instant): the sender is behind
+// schedule for the length of a burst, and stops at the span's end.
 func (s *schedule) span() time.Duration {
 	if len(s.arrivals) == 0 {
 		return 0
 	}
-	return s.arrivals[len(s.arrivals)-1].At + time.Millisecond
+	largest, run := 0, 0
+	for i, a := range s.arrivals {
+		if i > 0 && a.At == s.arrivals[i-1].At {
+			run++
+		} else {
+			run = 1
+		}
+		largest = max(largest, run)
+	}
+	return s.arrivals[len(s.arrivals)-1].At + time.Millisecond + time.Duration(largest)*50*time.Microsecond
 }
 
 // write writes the schedule as a trace, at_ns,key,cost, into dir.
