@@ -54,6 +54,8 @@ func TestBadInputExits2WithOneLineAndNoFolder(t *testing.T) {
 		{"probe edge offset of a window", []string{"probe", "-url", "http://127.0.0.1:1/", "-window", "1s", "-edge-offset", "1s"}, "-edge-offset"},
 		{"probe edge offset off the clock", []string{"probe", "-url", "http://127.0.0.1:1/", "-align", "first-request", "-edge-offset", "5ms"}, "-edge-offset"},
 		{"probe too few requests", []string{"probe", "-url", "http://127.0.0.1:1/", "-max-requests", "10"}, "-max-requests"},
+		{"probe expects no model", []string{"probe", "-url", "http://127.0.0.1:1/", "-expect", "gcar 100/1s"}, "-expect"},
+		{"probe expects a bad rate", []string{"probe", "-url", "http://127.0.0.1:1/", "-expect", "100/soon"}, "-expect"},
 		{"unknown align", []string{"run", "-workload", "boundary", "-align", "noon"}, "Align"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -28,6 +28,16 @@ func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
+// exitStatus is an error with its own exit status: a check that ran and
+// failed (1), or could not tell (3), after the command wrote its results.
+type exitStatus struct {
+	code int
+	err  error
+}
+
+func (s exitStatus) Error() string { return s.err.Error() }
+func (s exitStatus) Unwrap() error { return s.err }
+
 // errInterrupted is what a measuring command returns when a signal cut its
 // run short and it wrote what ran: main exits 128 + the signal's number,
 // as shells expect (130 for SIGINT, 143 for SIGTERM).
@@ -151,6 +161,9 @@ func (e *env) main(ctx context.Context, args []string) int {
 		if errors.As(err, new(usageError)) {
 			return 2
 		}
+		if st := (exitStatus{}); errors.As(err, &st) {
+			return st.code
+		}
 		return 1
 	}
 	fmt.Fprintf(e.stderr, "ratebench: unknown command %q (try ratebench help)\n", args[0])
@@ -163,4 +176,6 @@ func (e *env) help() {
 		fmt.Fprintf(e.stdout, "  %-9s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(e.stdout, "\nratebench COMMAND -h shows a command's flags.")
+	fmt.Fprintln(e.stdout, "\nexit status: 0 done; 1 a failure, or probe -expect contradicted; 2 bad input, nothing written;\n"+
+		"3 probe -expect could not tell; 130 or 143 interrupted by SIGINT or SIGTERM, after writing what ran.")
 }

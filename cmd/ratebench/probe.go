@@ -12,6 +12,7 @@ import (
 
 	"github.com/ratebench/ratebench/bench/httpexec"
 	"github.com/ratebench/ratebench/bench/result"
+	"github.com/ratebench/ratebench/fit"
 	"github.com/ratebench/ratebench/probe"
 	"github.com/ratebench/ratebench/report"
 	"github.com/ratebench/ratebench/workload"
@@ -23,7 +24,8 @@ type probeFlags struct {
 	header                                                         headerFlags
 	limit, maxRequests                                             int64
 	window, maxDuration, timeout, edgeOffset                       time.Duration
-	align                                                          string
+	align, expectText                                              string
+	expect                                                         *fit.Expectation
 	keys, conns                                                    int
 	insecure, noTrace, noReport, rejectSet                         bool
 }
@@ -49,6 +51,7 @@ func (f *probeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.out, "out", "", "output folder: new, empty, or an earlier result's (default results/<timestamp>-probe)")
 	fs.BoolVar(&f.noTrace, "no-trace", false, "do not write requests.csv")
 	fs.BoolVar(&f.noReport, "no-report", false, "write result.json and fit.json only")
+	fs.StringVar(&f.expectText, "expect", "", `the policy you expect, as the verdict says it, parts optional: e.g. 'gcra 100/1s burst 20 per client-address' or '100/1s'; exit 0 when the fit matches it, 1 when it contradicts it, 3 when it cannot tell`)
 }
 
 func (e *env) probeCommand() *command {
@@ -105,6 +108,13 @@ func (f *probeFlags) config() (probe.Config, error) {
 		return cfg, usagef("-edge-offset %v must be in [0, W)", f.edgeOffset)
 	case f.edgeOffset > 0 && f.align == workload.AlignFirstRequest:
 		return cfg, usagef("-edge-offset is for windows on the clock, not -align %s", f.align)
+	}
+	if f.expectText != "" {
+		e, err := fit.ParseExpectation(f.expectText)
+		if err != nil {
+			return cfg, usagef("-expect: %s", strings.TrimPrefix(err.Error(), "fit: "))
+		}
+		f.expect = &e
 	}
 	hc := httpexec.Config{URL: f.url, Method: f.method, Header: f.header.h, KeyHeader: f.keyHeader,
 		Connections: f.conns, Timeout: f.timeout, Client: f.client, Insecure: f.insecure}
@@ -218,5 +228,25 @@ func (e *env) probe(ctx context.Context, cfg probe.Config, out *outDir, f probeF
 		fmt.Fprintf(e.stderr, "interrupted: wrote what ran to %s\n", out.path)
 		return errInterrupted
 	}
+	if err == nil && f.expect != nil {
+		return e.expectation(*f.expect, o.Fit)
+	}
 	return err
+}
+
+// expectation says whether the fit matches what the user expected, and
+// returns an exitStatus unless it does.
+func (e *env) expectation(want fit.Expectation, f *fit.Result) error {
+	verdict, say := fit.ExpectUnknown, "cannot tell: the probe fitted nothing"
+	if f != nil {
+		verdict, say = want.Check(f)
+	}
+	fmt.Fprintf(e.stdout, "expect: %s\n", say)
+	switch verdict {
+	case fit.ExpectMatch:
+		return nil
+	case fit.ExpectContradicted:
+		return exitStatus{1, fmt.Errorf("-expect '%s': %s", want, say)}
+	}
+	return exitStatus{3, fmt.Errorf("-expect '%s': %s", want, say)}
 }

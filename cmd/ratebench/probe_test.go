@@ -32,9 +32,11 @@ func TestProbeServe(t *testing.T) {
 		algo         string
 		limit, burst int64
 		probeArgs    []string
+		exit         int // with -expect in probeArgs: 1 when contradicted
 	}{
-		{algo: "gcra", limit: 50, burst: 20},
-		{algo: "fixed-window", limit: 40},
+		{algo: "gcra", limit: 50, burst: 20, probeArgs: []string{"-expect", "gcra 50/1s burst 20"}},
+		// A sure fit contradicts what a person expected wrongly.
+		{algo: "fixed-window", limit: 40, probeArgs: []string{"-expect", "sliding-log 40/1s"}, exit: 1},
 		{algo: "sliding-log", limit: 30},
 		{algo: "sliding-counter", limit: 60},
 		{algo: "fixed-window-first", limit: 40, probeArgs: []string{"-align", "first-request"}},
@@ -50,8 +52,11 @@ func TestProbeServe(t *testing.T) {
 			out := filepath.Join(dir, "probe")
 			began := time.Now()
 			code, stdout, stderr := runCLI(t, dir, append([]string{"probe", "-url", s.url, "-no-report", "-out", out}, tc.probeArgs...)...)
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr)
+			if code != tc.exit {
+				t.Fatalf("exit %d, want %d: %s", code, tc.exit, stderr)
+			}
+			if want := map[int]string{0: "expect: as expected", 1: "expect: contradicted: it behaves like fixed-window"}[tc.exit]; slices.Contains(tc.probeArgs, "-expect") && !strings.Contains(stdout, want) {
+				t.Errorf("stdout does not say %q:\n%s", want, stdout)
 			}
 			took := time.Since(began)
 			res, err := result.ReadFile(filepath.Join(out, "result.json"))
