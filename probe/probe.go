@@ -508,18 +508,15 @@ func (p *prober) finish(capacity int64, rate float64) (*Outcome, error) {
 		return &p.out, err
 	}
 	p.out.Fit = f
-	pr := &result.Probe{Best: f.Best, Fits: f.Fits, RejectStatuses: p.rejectOr429(), RejectFound: p.found,
-		Requests: f.Requests, UncertaintyNS: f.UncertaintyNS, Sentence: f.Sentence(),
-		Confidence: f.Confidence, Doubts: f.Doubts, Scopes: f.Scopes}
+	pr := &result.Probe{RejectStatuses: p.rejectOr429(), RejectFound: p.found}
 	for _, run := range p.out.Runs {
 		pr.Headers = addHeaders(pr.Headers, run.HTTP.Headers)
 	}
 	if p.adv != nil {
 		adv := result.PolicyOf(*p.adv)
 		pr.Advertised = &adv
-		m := f.Best.Matches(*pr.Advertised)
-		pr.AdvertisedMatches = &m
 	}
+	SetFit(pr, f)
 	p.out.Probe = pr
 	p.out.Policy = p.measured
 	if fitted, ok := inWindow(f, p.measured.Window); ok {
@@ -535,6 +532,20 @@ func (p *prober) finish(capacity int64, rate float64) (*Outcome, error) {
 		}
 	}
 	return &p.out, nil
+}
+
+// SetFit puts what the fit f found into a probe's record: the best fit
+// and the others, the sentence, how sure it is, and whether the policy
+// the service advertised is the one fitted. A refit of a probe's trace
+// calls it too.
+func SetFit(pr *result.Probe, f *fit.Result) {
+	pr.Best, pr.Fits, pr.Requests, pr.UncertaintyNS = f.Best, f.Fits, f.Requests, f.UncertaintyNS
+	pr.Sentence, pr.Confidence, pr.Doubts, pr.Scopes = f.Sentence(), f.Confidence, f.Doubts, f.Scopes
+	pr.AdvertisedMatches = nil
+	if pr.Advertised != nil {
+		m := f.Best.Matches(*pr.Advertised)
+		pr.AdvertisedMatches = &m
+	}
 }
 
 // inWindow is the fitted policy in the window w the runs were measured

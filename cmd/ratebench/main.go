@@ -60,11 +60,32 @@ func interruptedStatus(ctx context.Context) int {
 }
 
 // command is one subcommand: its flags and what it does with the rest.
+// usage and examples, when set, open its -h.
 type command struct {
-	name    string
-	summary string
-	fs      *flag.FlagSet
-	run     func(ctx context.Context, args []string) error
+	name     string
+	summary  string
+	usage    string
+	examples []string
+	fs       *flag.FlagSet
+	run      func(ctx context.Context, args []string) error
+}
+
+// printHelp writes c's help: its usage line, what it does, examples, and
+// its flags.
+func (c *command) printHelp(w io.Writer) {
+	if c.usage != "" {
+		fmt.Fprintf(w, "usage: %s\n\n", c.usage)
+	}
+	fmt.Fprintf(w, "ratebench %s: %s\n", c.name, c.summary)
+	if len(c.examples) > 0 {
+		fmt.Fprintln(w, "\nexamples:")
+		for _, x := range c.examples {
+			fmt.Fprintf(w, "  %s\n", x)
+		}
+		fmt.Fprintln(w, "\nflags:")
+	}
+	c.fs.SetOutput(w)
+	c.fs.PrintDefaults()
 }
 
 // env is what commands write to; tests replace it.
@@ -132,9 +153,7 @@ func (e *env) main(ctx context.Context, args []string) int {
 		c.fs.SetOutput(io.Discard)
 		if err := c.fs.Parse(args[1:]); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				c.fs.SetOutput(e.stdout)
-				fmt.Fprintf(e.stdout, "ratebench %s: %s\n", c.name, c.summary)
-				c.fs.PrintDefaults()
+				c.printHelp(e.stdout)
 				return 0
 			}
 			fmt.Fprintf(e.stderr, "ratebench %s: %v\n", c.name, err)

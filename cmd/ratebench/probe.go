@@ -56,6 +56,12 @@ func (f *probeFlags) register(fs *flag.FlagSet) {
 
 func (e *env) probeCommand() *command {
 	c := &command{name: "probe", summary: "tell which algorithm, policy and scope an HTTP service's limiter runs, by bounded experiments and a fit",
+		usage: "ratebench probe -url URL [-limit L -window W] [-source-addrs A-B] [-expect POLICY] [-max-requests N] [-max-duration D] [-out DIR]",
+		examples: []string{
+			"ratebench probe -url http://127.0.0.1:8080/",
+			"ratebench probe -url http://127.0.0.1:8080/ -source-addrs 127.0.0.1-127.0.0.4   # per client address or for all?",
+			"ratebench probe -url http://127.0.0.1:8080/ -expect 'gcra 100/1s burst 20'      # exit 1 if it drifted, 3 if it cannot tell",
+		},
 		fs: flag.NewFlagSet("probe", flag.ContinueOnError)}
 	var f probeFlags
 	f.register(c.fs)
