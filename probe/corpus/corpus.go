@@ -141,11 +141,11 @@ func Names() []string {
 func RequireEnv(name string) string {
 	switch name {
 	case Express:
-		return "RATEBENCH_REQUIRE_NODE"
+		return NodeRequireEnv
 	case HAProxy:
-		return "RATEBENCH_REQUIRE_HAPROXY"
+		return HAProxyRequireEnv
 	case NginxRPS, NginxRPM:
-		return "RATEBENCH_REQUIRE_NGINX"
+		return NginxRequireEnv
 	}
 	return ""
 }
