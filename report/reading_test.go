@@ -83,12 +83,20 @@ func TestHeadersReading(t *testing.T) {
 	}{
 		{name: "none", h: nil, want: ""},
 		{name: "nothing tested", h: &result.HeaderStats{}, want: ""},
-		{name: "honest", h: &result.HeaderStats{RetryAfterChecked: 15, RemainingChecked: 40},
-			want: "Retry-After was right 15 of 15 times tested; remaining agreed with what followed 40 of 40 times tested."},
+		{name: "honest", h: &result.HeaderStats{RetryAfterChecked: 15, RemainingChecked: 40, ResetChecked: 3},
+			want: "Retry-After was right 15 of 15 times tested; remaining agreed with what followed 40 of 40 times tested; reset agreed with what followed 3 of 3 times tested."},
 		{name: "overstated and missing", h: &result.HeaderStats{RetryAfterChecked: 15, RetryAfterOverstated: 12, OverstatedFactor: 4, RejectedNoRetryAfter: 3},
-			want: "Retry-After overstated the wait 12 of 15 times tested (4.0x, median); 3 rejections had no Retry-After."},
-		{name: "too early and lying", h: &result.HeaderStats{RetryAfterChecked: 2, RetryAfterEarly: 2, RemainingChecked: 5, RemainingContradicted: 5},
-			want: "Retry-After was too early 2 of 2 times tested (retried then, rejected again); remaining was contradicted 5 of 5 times tested (said some were left; the next request was rejected)."},
+			want: "Retry-After overstated the wait 12 of 15 times tested (4.0x, median); not checked: 3 rejections without Retry-After."},
+		{name: "too early and lying", h: &result.HeaderStats{RetryAfterChecked: 2, RetryAfterEarly: 2, RemainingChecked: 5, RemainingContradicted: 5, ResetChecked: 4, ResetContradicted: 1},
+			want: "Retry-After was too early 2 of 2 times tested (the key waited, retried then, and was rejected again); " +
+				"remaining was contradicted 5 of 5 times tested (said n were left; a later request was rejected before n could have been admitted); " +
+				"reset was contradicted 1 of 4 times tested (the key waited past it and was rejected again)."},
+		{name: "skipped only", h: &result.HeaderStats{RejectedNoRetryAfter: 412, AnsweredNoRemaining: 30, RejectedNoReset: 412},
+			want: "not checked: 412 rejections without Retry-After, 30 answers without remaining, 412 rejections without reset."},
+		{name: "untested", h: &result.HeaderStats{RemainingChecked: 9, RemainingUntested: 1200},
+			want: "remaining agreed with what followed 9 of 9 times tested; not checked: 1,200 remaining counts that what followed could not test."},
+		{name: "untested of each", h: &result.HeaderStats{RejectedNoRetryAfter: 2, RetryAfterUntested: 15, RemainingUntested: 1200, ResetUntested: 8},
+			want: "not checked: 2 rejections without Retry-After, 15 Retry-After values, 1,200 remaining counts and 8 resets that what followed could not test."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := HeadersReading(tc.h); got != tc.want {
