@@ -71,7 +71,8 @@ type Outcome struct {
 	// a client that re-sends on its own makes it more than 1.
 	Attempts int
 	// Policy is what the response advertised, when Request.Policy asked
-	// and it said; zero otherwise.
+	// and it said; zero otherwise. Its Window is 0 when the response gave
+	// a limit alone (X-RateLimit-Limit): the config's window then serves.
 	Policy algorithms.Policy
 	// Remaining and ResetAfter are the quota left and the time until it
 	// is full again, as the response's rate-limit fields said; -1 when

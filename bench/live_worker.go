@@ -403,7 +403,9 @@ func (w *liveWorker) complete(o Outcome) {
 	if o.Class == Rejected && o.RetryAfter >= 0 && p.holds != nil {
 		p.holds.hold(f.key, done+time.Duration(o.RetryAfter)*time.Second)
 	}
-	if o.Policy.Limit > 0 && o.Policy.Window > 0 && p.wantPolicy.Load() {
+	// A limit advertised without its window (X-RateLimit-Limit) serves
+	// when the config gives the window.
+	if o.Policy.Limit > 0 && (o.Policy.Window > 0 || p.cfg.Policy.Window > 0) && p.wantPolicy.Load() {
 		pol := o.Policy
 		p.policy.CompareAndSwap(nil, &pol)
 	}

@@ -90,9 +90,7 @@ func (e *Executor) do(r bench.Request) bench.Outcome {
 	o.Done = time.Now()
 	o.Status, o.RetryAfter, o.Attempts, o.Err = resp.Status, resp.RetryAfter, resp.Attempts, resp.Err
 	o.Remaining, o.ResetAfter, o.Source = resp.Quota.Remaining, resp.Quota.ResetAfter, resp.Source
-	if resp.Policy != "" {
-		o.Policy, _ = ParsePolicy(resp.Policy)
-	}
+	o.Policy = resp.Advertised
 	switch s := resp.Status; {
 	case resp.Kind != None:
 		o.Class, o.Kind = bench.Failed, resp.Kind.String()

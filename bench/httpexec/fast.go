@@ -137,6 +137,7 @@ func (f *fastClient) do(src int, key string, wantPolicy bool) Response {
 	r.Quota = readQuota(c.resp.Header.Peek, now)
 	if wantPolicy {
 		r.Policy = string(c.resp.Header.Peek("RateLimit-Policy"))
+		r.Advertised = readPolicy(c.resp.Header.Peek)
 	}
 	return r
 }

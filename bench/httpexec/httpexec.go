@@ -34,6 +34,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/ratebench/ratebench/algorithms"
 )
 
 // Defaults and bounds of Config.
@@ -132,6 +134,11 @@ type Response struct {
 	// Policy is the RateLimit-Policy field value as sent (see
 	// ParsePolicy), only when Do was asked for it; "" otherwise.
 	Policy string
+	// Advertised is the policy the response's fields advertise (see
+	// readPolicy: RateLimit-Policy, else a limit field such as
+	// X-RateLimit-Limit, whose Window is then 0 unless it says one), only
+	// when Do was asked for it; zero otherwise.
+	Advertised algorithms.Policy
 	// Quota is what the response's rate-limit fields said of the quota
 	// left (see readQuota); NoQuota without them or a response.
 	Quota Quota
@@ -282,7 +289,7 @@ func (c *Client) check(ctx context.Context, src source, timeout time.Duration) e
 // SourceIndex gives key (Response.Source). After
 // Abort it returns at once with Kind Canceled. A key holding CR, LF or NUL
 // is not sent (Kind Other, an error wrapping ErrBadRequest). wantPolicy
-// asks for Response.Policy. On the fasthttp client Do allocates nothing
+// asks for Response.Policy and Response.Advertised. On the fasthttp client Do allocates nothing
 // of its own when wantPolicy is false or the field absent.
 func (c *Client) Do(key string, wantPolicy bool) Response {
 	src := SourceIndex(key, len(c.srcs))

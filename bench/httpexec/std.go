@@ -142,14 +142,16 @@ func (s *stdClient) do(src int, key string, wantPolicy bool) Response {
 	if v, ok := resp.Header["Retry-After"]; ok && len(v) > 0 {
 		r.RetryAfter = parseRetryAfter([]byte(v[0]), now)
 	}
-	r.Quota = readQuota(func(name string) []byte {
+	get := func(name string) []byte {
 		if v := resp.Header.Values(name); len(v) > 0 {
 			return []byte(v[0])
 		}
 		return nil
-	}, now)
+	}
+	r.Quota = readQuota(get, now)
 	if wantPolicy {
 		r.Policy = resp.Header.Get("RateLimit-Policy")
+		r.Advertised = readPolicy(get)
 	}
 	return r
 }
