@@ -62,3 +62,13 @@ type WordRule interface {
 	DecideWord(state *atomic.Int64, now time.Duration, cost int64) (Decision, error)
 	FullAt(state int64) time.Duration
 }
+
+// Idler is implemented by limiters whose state may still decide unlike a
+// fresh one's once its quota is full again (at now+Decision.ResetAfter),
+// such as HAProxyReqRate, whose windows open at a request. IdleAfter is
+// how long after any of its decisions the state is sure to decide as a
+// fresh one; keyed forgets a key no earlier. Safe for concurrent use.
+type Idler interface {
+	Limiter
+	IdleAfter() time.Duration
+}

@@ -21,8 +21,10 @@
 //     new: the latest now+ResetAfter over its decisions. This trusts the
 //     limiter's Decision.ResetAfter to mean that its state decides exactly
 //     as a fresh one from then on, which every limiter of ratebench does
-//     (for x-rate, up to the float64 rounding its adapter documents); a
-//     limiter that does not needs Options.IdleAfter.
+//     (for x-rate, up to the float64 rounding its adapter documents) or
+//     says otherwise as an algorithms.Idler, whose IdleAfter then counts
+//     as Options.IdleAfter does; another limiter that does not needs
+//     Options.IdleAfter.
 //
 // Each shard keeps its keys in a min-heap by the instant each is as good
 // as new, as recorded when it was stored or last looked at. A key's real
@@ -127,8 +129,9 @@ type Options struct {
 	// each of its decisions: a key can be forgotten from the latest
 	// now + max(ResetAfter, IdleAfter) over its decisions. 0, the default,
 	// trusts ResetAfter alone, which is exact for every limiter of
-	// ratebench; give it for a limiter whose state is not as good as new at
-	// now+ResetAfter. The compact path asks the algorithm
+	// ratebench; a limiter that is an algorithms.Idler raises it to its
+	// own IdleAfter. Give it for another limiter whose state is not as good
+	// as new at now+ResetAfter. The compact path asks the algorithm
 	// (algorithms.WordRule.FullAt) and ignores it.
 	IdleAfter time.Duration
 }
@@ -205,6 +208,9 @@ func New(p algorithms.Policy, newLimiter func(algorithms.Policy) (algorithms.Lim
 	}
 	if rule, ok := proto.(algorithms.WordRule); ok {
 		l.rule = rule
+	}
+	if idler, ok := proto.(algorithms.Idler); ok {
+		l.idleAfter = max(l.idleAfter, int64(idler.IdleAfter()))
 	}
 	if err := l.layout(opts); err != nil {
 		return nil, err
