@@ -78,3 +78,15 @@ func TestNginxLimitReqConformance(t *testing.T) {
 		return algorithms.NewNginxLimitReq(p)
 	}})
 }
+
+func TestHTTPRateConformance(t *testing.T) {
+	algotest.Run(t, algotest.Config{IgnoresBurst: true, New: func(p algorithms.Policy) (algorithms.Limiter, error) {
+		return algorithms.NewHTTPRate(p)
+	}})
+}
+
+func TestHAProxyReqRateConformance(t *testing.T) {
+	algotest.Run(t, algotest.Config{IgnoresBurst: true, CountsDenied: true, New: func(p algorithms.Policy) (algorithms.Limiter, error) {
+		return algorithms.NewHAProxyReqRate(p)
+	}})
+}

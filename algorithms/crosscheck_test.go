@@ -451,7 +451,7 @@ func TestDecisionsDoNotAllocate(t *testing.T) {
 		"sliding-log": specSlidingLog, "sliding-counter": specSlidingCounter,
 		"fixed-window-first": specFixedWindowFirst, "sliding-log-all": specSlidingLogAll,
 		"sliding-counter-all": specSlidingCounterAll, "token-bucket-debt": specTokenBucketDebt,
-		"nginx-limit-req": specNginxLimitReq,
+		"nginx-limit-req": specNginxLimitReq, "httprate": specHTTPRate, "haproxy-req-rate": specHAProxyReqRate,
 	} {
 		l, err := s.new(p)
 		if err != nil {

@@ -42,6 +42,16 @@ type fuzzSpec struct {
 	// does not account for it either, so an admit at an earlier instant
 	// after a later one drained the state can exceed the bound.
 	forwardBound bool
+	// windowUnit, when set, is the unit of the decoded windows instead of
+	// unit, and a window is at least two of them: HAProxy's periods are
+	// whole milliseconds, from 2ms, while its requests fall anywhere.
+	windowUnit time.Duration
+	// monotone: a request at an instant earlier than the latest one seen
+	// is decided exactly as at that instant, so that going back creates
+	// no quota: the trace with each instant raised to the latest one
+	// before it gets the same decisions (Allowed, Remaining, and the
+	// instant RetryAfter points to).
+	monotone bool
 }
 
 func bPlusL(p algorithms.Policy) int64 { return p.WithDefaults().Burst + p.Limit }
@@ -84,6 +94,15 @@ var (
 	// An eighth of a millisecond: windows of 1/8ms to 9ms, gaps up to 28ms.
 	specNginxLimitReq = fuzzSpec{new: limiterOf(algorithms.NewNginxLimitReq), bound: algorithms.NginxLimitReqWorst,
 		unit: time.Millisecond / 8, forwardBound: true}
+	// Windows of L to L+63ns: from 4L ns down, where the rounded weight
+	// of a previous window is more than 0.
+	specHTTPRate = fuzzSpec{new: limiterOf(algorithms.NewHTTPRate), windowed: true, latest: true,
+		bound: algorithms.HTTPRateWorst, monotone: true}
+	// Periods of 2 to 72ms, even and odd; gaps of -8ms to 56ms in quarters
+	// of a millisecond.
+	specHAProxyReqRate = fuzzSpec{new: limiterOf(algorithms.NewHAProxyReqRate), windowed: true, latest: true,
+		bound: algorithms.HAProxyReqRateWorst, countsDenied: true, unit: time.Millisecond / 4,
+		windowUnit: time.Millisecond, monotone: true}
 )
 
 func FuzzTokenBucket(f *testing.F)    { fuzzLimiter(f, specTokenBucket) }
@@ -99,6 +118,8 @@ func FuzzSlidingLogAll(f *testing.F)     { fuzzLimiter(f, specSlidingLogAll) }
 func FuzzSlidingCounterAll(f *testing.F) { fuzzLimiter(f, specSlidingCounterAll) }
 func FuzzTokenBucketDebt(f *testing.F)   { fuzzLimiter(f, specTokenBucketDebt) }
 func FuzzNginxLimitReq(f *testing.F)     { fuzzLimiter(f, specNginxLimitReq) }
+func FuzzHTTPRate(f *testing.F)          { fuzzLimiter(f, specHTTPRate) }
+func FuzzHAProxyReqRate(f *testing.F)    { fuzzLimiter(f, specHAProxyReqRate) }
 
 // fuzzLimiter seeds the corpus and runs the common body.
 func fuzzLimiter(f *testing.F, s fuzzSpec) {
@@ -135,11 +156,11 @@ func decodeFuzz(s fuzzSpec, data []byte) (algorithms.Policy, []request) {
 	}
 	unit := max(s.unit, 1)
 	limit := 1 + int64(data[0]%8)
-	p := algorithms.Policy{
-		Limit:  limit,
-		Window: time.Duration(limit+int64(data[1]%64)) * unit,
-		Burst:  1 + int64(data[2]%8),
+	window := time.Duration(limit+int64(data[1]%64)) * unit
+	if s.windowUnit > 0 {
+		window = time.Duration(1+limit+int64(data[1]%64)) * s.windowUnit
 	}
+	p := algorithms.Policy{Limit: limit, Window: window, Burst: 1 + int64(data[2]%8)}
 	capacity := p.Burst
 	if s.windowed {
 		capacity = p.Limit
@@ -246,6 +267,38 @@ func fuzzBody(t *testing.T, s fuzzSpec, data []byte) {
 		t.Fatalf("policy %v: %d served in a span [t-W, t], bound L+1; served %v", p, got, admits)
 	}
 	checkLast(t, s, p, trace, d, capacity)
+	if s.monotone {
+		checkMonotone(t, s, p, trace)
+	}
+}
+
+// checkMonotone replays the trace with each instant raised to the latest
+// one before it and checks that every decision is the same: Allowed,
+// Remaining, and for a rejection the instant now+RetryAfter.
+func checkMonotone(t *testing.T, s fuzzSpec, p algorithms.Policy, trace []request) {
+	l, _ := s.new(p)
+	raised, _ := s.new(p)
+	latest := time.Duration(math.MinInt64)
+	for i, q := range trace {
+		latest = max(latest, q.at)
+		d, err := l.Allow(q.at, "k", q.cost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dr, err := raised.Allow(latest, "k", q.cost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		retry := func(d algorithms.Decision, at time.Duration) time.Duration {
+			if d.RetryAfter == 0 || d.RetryAfter == algorithms.Never {
+				return d.RetryAfter
+			}
+			return at + d.RetryAfter
+		}
+		if d.Allowed != dr.Allowed || d.Remaining != dr.Remaining || retry(d, q.at) != retry(dr, latest) {
+			t.Fatalf("policy %v request %d %+v = %+v, but at the latest instant %v: %+v", p, i, q, d, latest, dr)
+		}
+	}
 }
 
 // checkLast replays the trace on fresh limiters and checks that the last

@@ -15,10 +15,12 @@ import (
 
 // tableModel predicts a one-shard keyed table with Reject: the keys held
 // and, for each, the instant from which it is as good as new, the latest
-// now+ResetAfter of its decisions (what keyed records; on the compact path
-// the algorithm's FullAt, the same for costs within the burst).
+// now+max(ResetAfter, idle) of its decisions (what keyed records; on the
+// compact path the algorithm's FullAt, the same for costs within the
+// burst).
 type tableModel struct {
 	max       int
+	idle      time.Duration // an Idler's IdleAfter
 	held      map[string]time.Duration
 	evictions int64
 	refused   int64
@@ -40,7 +42,7 @@ func (m *tableModel) first() time.Duration {
 func (m *tableModel) step(t *testing.T, l *keyed.Limiter, at time.Duration, key string, cost int64) algorithms.Decision {
 	t.Helper()
 	d := allow(t, l, at, key, cost)
-	reset := func() time.Duration { return at + d.ResetAfter } // no overflow at these instants
+	reset := func() time.Duration { return at + max(d.ResetAfter, m.idle) } // no overflow at these instants
 	if prev, ok := m.held[key]; ok {
 		if d.TableFull {
 			t.Fatalf("Allow(t0%+v, %q) = %+v: a held key refused", at-t0, key, d)
@@ -92,7 +94,7 @@ func TestFloodKeepsExhaustedKey(t *testing.T) {
 	for _, algo := range algos {
 		t.Run(algo.name, func(t *testing.T) {
 			l := mustNew(t, four, algo.newLimiter, keyed.Options{MaxKeys: maxKeys, Shards: 1})
-			m := &tableModel{max: maxKeys, held: map[string]time.Duration{}}
+			m := &tableModel{max: maxKeys, idle: algo.idle, held: map[string]time.Duration{}}
 			for m.step(t, l, t0, "victim", 1).Allowed {
 			}
 			d := m.step(t, l, t0, "victim", 1)
@@ -163,9 +165,9 @@ func TestNoFalseTableFull(t *testing.T) {
 				busy[i] = fmt.Sprint("busy", i)
 				allow(t, l, t0-2*time.Second, busy[i], 1)
 			}
-			full := t0 - time.Second + allow(t, l, t0-time.Second, "once", 1).ResetAfter // T
+			full := t0 - time.Second + max(allow(t, l, t0-time.Second, "once", 1).ResetAfter, algo.idle) // T
 			for _, k := range busy {
-				if d := allow(t, l, t0, k, 1); t0+d.ResetAfter <= full {
+				if d := allow(t, l, t0, k, 1); t0+max(d.ResetAfter, algo.idle) <= full {
 					t.Fatalf("%q at t0: %+v: full again by T = t0%+v, the test needs it later", k, d, full-t0)
 				}
 			}
@@ -203,6 +205,7 @@ func TestClockBackwardsKeepsKey(t *testing.T) {
 	cases := []struct {
 		name       string
 		newLimiter func(algorithms.Policy) (algorithms.Limiter, error)
+		idle       time.Duration // the algorithm's IdleAfter, if any
 		reqs       []req         // for the key held, after it was drained at t0
 		probe      time.Duration // a new key arrives then
 		full       time.Duration // the held key is as good as new then
@@ -212,17 +215,18 @@ func TestClockBackwardsKeepsKey(t *testing.T) {
 		// a request at t0+100ms counts there too: its ResetAfter is 0 as
 		// well, but the key is as good as new only from t0+1.5s on (from
 		// t0+1s, strictly; keyed knows the instants its decisions reported).
-		{"fixed-window moved ahead", fixedWindow, []req{{t0 + 1500*time.Millisecond, 11}, {t0 + 100*time.Millisecond, 11}}, t0 + 200*time.Millisecond, t0 + 1500*time.Millisecond},
+		{"fixed-window moved ahead", fixedWindow, 0, []req{{t0 + 1500*time.Millisecond, 11}, {t0 + 100*time.Millisecond, 11}}, t0 + 200*time.Millisecond, t0 + 1500*time.Millisecond},
 	}
 	for _, algo := range algos {
 		// Every algorithm: drained at t0, then a request an hour back.
 		cases = append(cases, struct {
 			name       string
 			newLimiter func(algorithms.Policy) (algorithms.Limiter, error)
+			idle       time.Duration
 			reqs       []req
 			probe      time.Duration
 			full       time.Duration
-		}{algo.name + " an hour back", algo.newLimiter, []req{{t0 - time.Hour, 1}}, t0 + time.Millisecond, 0})
+		}{algo.name + " an hour back", algo.newLimiter, algo.idle, []req{{t0 - time.Hour, 1}}, t0 + time.Millisecond, 0})
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -230,7 +234,7 @@ func TestClockBackwardsKeepsKey(t *testing.T) {
 			drain(t, l, t0, "held")
 			full := tc.full
 			if full == 0 {
-				full = t0 + allow(t, l, t0, "held", 1).ResetAfter
+				full = t0 + max(allow(t, l, t0, "held", 1).ResetAfter, tc.idle)
 			}
 			for _, r := range tc.reqs {
 				allow(t, l, r.at, "held", r.cost)

@@ -80,7 +80,10 @@ var algos = []struct {
 	shaper       bool          // delays admitted requests (leaky-queue)
 	countsDenied bool          // a rejection takes quota
 	slack        time.Duration // RetryAfter may be off by this much (float64)
-	skip         map[string]string
+	// idle is how long after a decision the state is sure to be as good
+	// as new when that is longer than its ResetAfter (algorithms.Idler).
+	idle time.Duration
+	skip map[string]string
 }{
 	{name: "compact/gcra", newLimiter: newGCRA},
 	{name: "compact/token-bucket", newLimiter: newTokenBucket},
@@ -97,6 +100,9 @@ var algos = []struct {
 	{name: "compact/token-bucket-debt", newLimiter: limiter(algorithms.NewTokenBucketDebt), countsDenied: true},
 	{name: "generic/token-bucket-debt", newLimiter: hidden(limiter(algorithms.NewTokenBucketDebt)), countsDenied: true},
 	{name: "generic/nginx-limit-req", newLimiter: limiter(algorithms.NewNginxLimitReq)},
+	{name: "generic/httprate", newLimiter: limiter(algorithms.NewHTTPRate), ignoresBurst: true},
+	{name: "generic/haproxy-req-rate", newLimiter: limiter(algorithms.NewHAProxyReqRate), ignoresBurst: true, countsDenied: true,
+		idle: 2 * four.Window},
 	{name: "generic/x-rate", newLimiter: peers.NewXRateLimiter, slack: 1, skip: map[string]string{
 		"ClockBackwards": "x/time/rate creates quota when time goes back (see peers)",
 	}},
