@@ -95,3 +95,58 @@ func TestFixedWindowFirstTheory(t *testing.T) {
 		t.Errorf("theory %d, want 2L - 1 = 199: the opener is never in a span W with the next window", got)
 	}
 }
+
+func TestHTTPRateTheory(t *testing.T) {
+	e, err := all.Lookup("httprate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// L at the last ns of a window, then, 2ns before the end of the next,
+	// c more while round(2L/W + c - 1) + 1 <= L: c = L - round(2L/W) with
+	// halves rounded up, computed here in rationals; at least L.
+	theory := func(p algorithms.Policy) int64 {
+		x := new(big.Rat).SetFrac64(2*p.Limit, int64(p.Window))
+		x.Add(x, big.NewRat(1, 2))
+		q := new(big.Int).Quo(x.Num(), x.Denom()).Int64()
+		return max(2*p.Limit-q, p.Limit)
+	}
+	for _, tc := range []struct {
+		name string
+		p    algorithms.Policy
+		want int64
+	}{
+		{name: "100 per second: 2L, the rounding's one more than sliding-counter", p: algorithms.Policy{Limit: 100, Window: time.Second}, want: 200},
+		{name: "W = 4L ns: 2L/W = 1/2 rounds to 1", p: algorithms.Policy{Limit: 10, Window: 40}, want: 19},
+		{name: "W just above 4L ns", p: algorithms.Policy{Limit: 10, Window: 41}, want: 20},
+		{name: "W = 2L ns: the L weigh 1", p: algorithms.Policy{Limit: 5, Window: 10}, want: 9},
+		{name: "W = L ns", p: algorithms.Policy{Limit: 4, Window: 4}, want: 6},
+		{name: "window of 1ns: L", p: algorithms.Policy{Limit: 1, Window: 1}, want: 1},
+	} {
+		if got, ref := e.Theory(tc.p), theory(tc.p); got != tc.want || ref != tc.want {
+			t.Errorf("%s: theory %d (in rationals %d), want %d", tc.name, got, ref, tc.want)
+		}
+	}
+}
+
+func TestHAProxyReqRateTheory(t *testing.T) {
+	e, err := all.Lookup("haproxy-req-rate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		p    algorithms.Policy
+		want int64
+	}{
+		{name: "http_req_rate(10s), gt 100: 2L", p: algorithms.Policy{Limit: 100, Window: 10 * time.Second}, want: 200},
+		{name: "P = L: the L weigh floor(L*1/P) = 1", p: algorithms.Policy{Limit: 1000, Window: time.Second}, want: 1999},
+		{name: "P = 4ms, L = 10: 2L - 2", p: algorithms.Policy{Limit: 10, Window: 4 * time.Millisecond}, want: 18},
+		{name: "odd P above L: 2L + 1, a third period's first millisecond", p: algorithms.Policy{Limit: 100, Window: 1001 * time.Millisecond}, want: 201},
+		{name: "odd P = 3ms, L = 10: B = 7, 2L + ceil(7/3)", p: algorithms.Policy{Limit: 10, Window: 3 * time.Millisecond}, want: 23},
+		{name: "not whole milliseconds: invalid", p: algorithms.Policy{Limit: 10, Window: 1500 * time.Microsecond}, want: 0},
+	} {
+		if got := e.Theory(tc.p); got != tc.want {
+			t.Errorf("%s: theory %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
