@@ -30,6 +30,8 @@ var why = map[string]string{
 	"sliding-counter-all": "the previous window still weighs nearly L just after the edge, so the second L is refused, and counted",
 	"token-bucket-debt":   "a token bucket (at most B + L); the rejected half also takes tokens, down to -B",
 	"nginx-limit-req":     "a leaky bucket of burst+1 on a 1ms clock, draining L per W: at most B + L at W = 1s",
+	"httprate":            "a sliding counter whose estimate is rounded: the previous window's L refuse the second half until they weigh below L - 1/2, W/2L after the edge, when one more fits; timed on the edges' last nanoseconds, 2L",
+	"haproxy-req-rate":    "its period opened at the first request, not at the edge, and every request counts, so the second half is refused; timed on a period's last millisecond, L then L - floor(L/P) a period later: 2L when P > L",
 	"x-rate":              "x/time/rate is a token bucket: at most B + L in any W",
 	"uber":                "a pacer spaces requests by W/L (plus its slack)",
 }
