@@ -1,0 +1,67 @@
+//go:build !race
+
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/ratebench/ratebench/bench/result"
+	"github.com/ratebench/ratebench/probe/corpus"
+)
+
+// TestHeadersCorpus: express-rate-limit and ulule/limiter, whose counts
+// are exact, answering bursts over 64 connections from three client
+// addresses, are never contradicted, in five attacks each; and some of
+// their remaining counts are put to the test. A target
+// whose program is missing is skipped (failed under its
+// corpus.RequireEnv).
+func TestHeadersCorpus(t *testing.T) {
+	for _, name := range []string{corpus.Express, corpus.Ulule} {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			tg, err := corpus.Start(ctx, name, t.TempDir())
+			if errors.Is(err, corpus.ErrMissing) {
+				if env := corpus.RequireEnv(name); env != "" && os.Getenv(env) == "1" {
+					t.Fatalf("%s=1 but %v", env, err)
+				}
+				t.Skip(err)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				if err := tg.Stop(); err != nil {
+					t.Errorf("%s: %v", name, err)
+				}
+			})
+			// Three bursts 0.7 window apart: of 3L, L per address, which
+			// spend each window at once, or (every other run) of 1.5L,
+			// under the limit, which leave some for the next burst.
+			every := tg.Truth.Window * 7 / 10
+			var total result.HeaderStats
+			for i := range 5 {
+				size := 3 * tg.Truth.Limit
+				if i%2 == 1 {
+					size /= 2
+				}
+				h := attackHeaders(t, tg.URL, "-workload", "burst", "-burst-size", strconv.FormatInt(size, 10), "-burst-every", every.String(),
+					"-duration", (3 * every).String(), "-connections", "64", "-source-addrs", "127.0.0.2-127.0.0.4", "-seed", strconv.Itoa(i+1))
+				t.Logf("run %d: %d contradictions; remaining %d checked, %d untested; Retry-After %d checked, %d untested, %d absent; reset %d checked, %d untested",
+					i+1, contradictions(h), h.RemainingChecked, h.RemainingUntested, h.RetryAfterChecked, h.RetryAfterUntested, h.RejectedNoRetryAfter, h.ResetChecked, h.ResetUntested)
+				if n := contradictions(h); n != 0 {
+					t.Errorf("run %d: %d contradictions of %s, whose counts are exact: %+v", i+1, n, name, *h)
+				}
+				total.Add(h)
+			}
+			if total.RemainingChecked == 0 {
+				t.Errorf("no remaining count was ever tested: %+v", total)
+			}
+		})
+	}
+}
