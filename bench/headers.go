@@ -78,11 +78,15 @@ type HeaderCheck struct {
 }
 
 // reorderMargin is how long past a rejected test's answer a verdict waits
-// for rows out of send order, beyond the disorder seen (counted up to
-// maxDisorder, which bounds the memory a key's flights take); maxClaims
-// bounds the claims open for one key (more are counted untested).
+// for rows out of send order, and flightMargin how long past its answer
+// a request is kept for the claims of rows sent before that, both beyond
+// the disorder seen (counted up to maxDisorder, which bounds the memory
+// a key's flights take; a live pass's rows are a few milliseconds out of
+// order at most); maxClaims bounds the claims open for one key (more are
+// counted untested).
 const (
 	reorderMargin = 50 * time.Millisecond
+	flightMargin  = 10 * time.Millisecond
 	maxDisorder   = time.Second
 	maxClaims     = 256
 )
@@ -159,7 +163,8 @@ func (h *HeaderCheck) Row(r TraceRow) {
 	} else {
 		h.disorder = max(h.disorder, h.last-r.Sent)
 	}
-	margin := reorderMargin + min(h.disorder, maxDisorder)
+	late := min(h.disorder, maxDisorder)
+	margin := reorderMargin + late
 	done := max(r.Done, r.Sent)
 	f := flight{done: done}
 	f.admitted, f.requests = weights(&r)
@@ -168,7 +173,8 @@ func (h *HeaderCheck) Row(r TraceRow) {
 		k = &keyHeaders{}
 		h.keys[r.Key] = k
 	}
-	k.flying = slices.DeleteFunc(k.flying, func(f flight) bool { return f.done <= r.Sent-margin })
+	// A later row sent before a flight's answer may still come, by late.
+	k.flying = slices.DeleteFunc(k.flying, func(f flight) bool { return f.done <= r.Sent-late-flightMargin })
 	kept := k.claims[:0]
 	for _, c := range k.claims {
 		if v := h.step(&c, &r, f, margin); v != stillOpen {

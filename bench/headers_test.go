@@ -387,3 +387,22 @@ func TestHeaderCheckExactBursts(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkHeaderCheck: a row of bursts over 64 connections to one key,
+// the worst case for the claims a key holds open.
+func BenchmarkHeaderCheck(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 7))
+	lim, _ := algorithms.NewGCRA(algorithms.Policy{Limit: 1000, Window: time.Second})
+	rows := exactServer{lim: lim}.answer(&testing.T{}, rng, bursts(rng, 20, 2000, 64, 500*time.Millisecond))
+	b.ResetTimer()
+	for i := 0; i < b.N; {
+		h := NewHeaderCheck()
+		for _, r := range rows {
+			h.Row(r)
+			if i++; i == b.N {
+				break
+			}
+		}
+		h.Result()
+	}
+}

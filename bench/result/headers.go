@@ -14,15 +14,17 @@ type HeaderStats struct {
 	// RejectedNoRetryAfter counts rejections whose answer had no
 	// (readable) Retry-After.
 	RejectedNoRetryAfter int64 `json:"rejected_without_retry_after"`
-	// RetryAfterChecked counts the Retry-After values a later request of
+	// RetryAfterChecked counts the Retry-After values a later answer of
 	// the key put to the test: it was sent at or after t + RA + 1s (t
 	// the rejection's answer, RA the value, 1s for its whole seconds), or
-	// was admitted before. Each is a key's first Retry-After since its
-	// last was judged.
+	// was an admission sent after t. Every rejection with a Retry-After
+	// is counted here or in RetryAfterUntested.
 	RetryAfterChecked int64 `json:"retry_after_checked"`
 	// RetryAfterEarly counts those whose key, retried at t + RA + 1s or
 	// later, was rejected again though no other request of the key could
-	// have taken the quota that came back: the wait was too short.
+	// have been decided in between (to take the quota that came back, or,
+	// on a server that counts rejections, to lengthen the wait): the wait
+	// was too short.
 	RetryAfterEarly int64 `json:"retry_after_too_early"`
 	// RetryAfterOverstated counts those whose key was admitted (answered)
 	// before s + RA - 1s (s when the rejection was sent, a second allowed
@@ -31,10 +33,9 @@ type HeaderStats struct {
 	RetryAfterOverstated int64   `json:"retry_after_overstated"`
 	OverstatedFactor     float64 `json:"retry_after_overstated_factor,omitempty"`
 	// RetryAfterUntested counts the Retry-After values never put to the
-	// test: the key did not come back after t + RA + 1s before the run
-	// ended, or the request that did was rejected while others of the
-	// key, in flight with it or with the rejection, may have taken the
-	// quota first.
+	// test: the key did not wait (another of its requests may have been
+	// decided after the rejection, before the retry), or did not come
+	// back before the run ended.
 	RetryAfterUntested int64 `json:"retry_after_untested"`
 	// RemainingChecked counts the answers that said n >= 1 requests
 	// remained whose key's next answer (the first sent after that answer
@@ -45,25 +46,26 @@ type HeaderStats struct {
 	RemainingChecked      int64 `json:"remaining_checked"`
 	RemainingContradicted int64 `json:"remaining_contradicted"`
 	// RemainingUntested counts the answers that said n >= 1 requests
-	// remained whose claim was never put to the test: the key's next
-	// answer never came, or it was a rejection that n requests in flight
-	// together may explain.
+	// remained whose claim was never put to the test: n of the key's
+	// requests in flight together may have spent them before the next
+	// answer, or that answer never came. Every answer that said n >= 1 is
+	// counted here or in RemainingChecked.
 	RemainingUntested int64 `json:"remaining_untested"`
 	// AnsweredNoRemaining counts the answers (admissions and rejections)
 	// that said no (readable) remaining count.
 	AnsweredNoRemaining int64 `json:"answered_without_remaining"`
 	// ResetChecked counts the resets of answers that said the quota was
-	// spent (a rejection, or remaining 0) that a later request of the key
+	// spent (a rejection, or remaining 0) that a later answer of the key
 	// put to the test: it was sent at or after t + reset + 1s (t the
-	// answer); each is a key's first such reset since its last was
-	// judged. ResetContradicted counts those whose request was rejected
-	// though no other request of the key could have spent the quota that
-	// came back.
+	// answer, 1s for the field's whole seconds). ResetContradicted counts
+	// those whose test was a rejection though no other request of the
+	// key could have been decided in between. Every such answer with a
+	// reset is counted here or in ResetUntested.
 	ResetChecked      int64 `json:"reset_checked"`
 	ResetContradicted int64 `json:"reset_contradicted"`
 	// ResetUntested counts those resets never put to the test: the key
-	// did not come back after it before the run ended, or other requests
-	// of the key may have spent the quota that came back first.
+	// did not wait past it (another of its requests may have been decided
+	// in between), or did not come back before the run ended.
 	ResetUntested int64 `json:"reset_untested"`
 	// RejectedNoReset counts rejections whose answer had no (readable)
 	// reset.
