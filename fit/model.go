@@ -59,6 +59,8 @@ var families = []family{
 	{name: "sliding-counter-all", countsDenied: true, phased: true, nparams: 3, new: func() model { return &counterModel{all: true} }},
 	{name: "fixed-window", phased: true, nparams: 3, new: func() model { return &fixedModel{} }},
 	{name: "fixed-window-first", nparams: 2, new: func() model { return &firstModel{} }},
+	{name: "httprate", phased: true, nparams: 3, new: func() model { return &httprateModel{} }},
+	{name: "haproxy-req-rate", countsDenied: true, nparams: 2, new: func() model { return &haproxyModel{} }},
 }
 
 // gcraModel is the bucket family as a GCRA: a theoretical arrival time per
