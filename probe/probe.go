@@ -212,9 +212,9 @@ func (p *prober) rate(ctx context.Context, capacity int64) (float64, error) {
 	r := max(3.7*float64(capacity), 40) // per second, no whole multiple of the capacity
 	const span = 3 * time.Second
 	for try := 0; ; try++ {
-		if room := float64(p.budget()) / span.Seconds() / 2; r > room {
-			r = room
-		}
+		room := float64(p.budget()) / span.Seconds() / 2
+		capped := r >= room
+		r = min(r, room)
 		s := newSchedule()
 		s.idle(p.idleFor(capacity, 0))
 		from := s.at
@@ -240,6 +240,11 @@ func (p *prober) rate(ctx context.Context, capacity int64) (float64, error) {
 					admitted, r, span)
 				return p.steps(ctx, capacity, r)
 			}
+			return got / 1e9, nil
+		}
+		if capped {
+			p.logf("probe: rate: every request of a steady %.4g/s admitted, the most -max-requests (now %d) leaves room for: the rate is above that; raise -max-requests to about ten times the limit",
+				r, p.cfg.MaxRequests)
 			return got / 1e9, nil
 		}
 		r *= 4
@@ -510,7 +515,12 @@ func (p *prober) finish(capacity int64, rate float64) (*Outcome, error) {
 	p.out.Fit = f
 	pr := &result.Probe{RejectStatuses: p.rejectOr429(), RejectFound: p.found}
 	for _, run := range p.out.Runs {
-		pr.Headers = addHeaders(pr.Headers, run.HTTP.Headers)
+		if run.HTTP.Headers != nil {
+			if pr.Headers == nil {
+				pr.Headers = &result.HeaderStats{}
+			}
+			pr.Headers.Add(run.HTTP.Headers)
+		}
 	}
 	if p.adv != nil {
 		adv := result.PolicyOf(*p.adv)
@@ -615,25 +625,6 @@ func addKind(m map[string]int64, k string) map[string]int64 {
 	}
 	m[k]++
 	return m
-}
-
-// addHeaders sums two header checks.
-func addHeaders(a, b *result.HeaderStats) *result.HeaderStats {
-	if b == nil {
-		return a
-	}
-	if a == nil {
-		c := *b
-		return &c
-	}
-	a.RejectedNoRetryAfter += b.RejectedNoRetryAfter
-	a.RetryAfterChecked += b.RetryAfterChecked
-	a.RetryAfterEarly += b.RetryAfterEarly
-	a.RetryAfterOverstated += b.RetryAfterOverstated
-	a.OverstatedFactor = max(a.OverstatedFactor, b.OverstatedFactor)
-	a.RemainingChecked += b.RemainingChecked
-	a.RemainingContradicted += b.RemainingContradicted
-	return a
 }
 
 // rowBuffer keeps an experiment's rows.

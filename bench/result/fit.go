@@ -48,6 +48,10 @@ type Fit struct {
 // Denied reports whether the fit is known to count denied requests.
 func (f Fit) Denied() bool { return f.CountsDenied != nil && *f.CountsDenied }
 
+// onMultiples is how near a multiple of its length on the Unix clock, in
+// ns, a window fitted from a client's timing is said to start on it.
+const onMultiples = int64(5 * time.Millisecond)
+
 // Fit scopes.
 const (
 	ScopeGlobal = "global"
@@ -64,7 +68,7 @@ func (f Fit) String() string {
 		s += fmt.Sprintf(" with a burst of %s", Group(f.Burst))
 	}
 	switch w := time.Duration(f.WindowNS); {
-	case f.UnixPhaseNS != nil && (*f.UnixPhaseNS < int64(time.Millisecond) || f.WindowNS-*f.UnixPhaseNS < int64(time.Millisecond)):
+	case f.UnixPhaseNS != nil && (*f.UnixPhaseNS < onMultiples || f.WindowNS-*f.UnixPhaseNS < onMultiples):
 		s += fmt.Sprintf(", windows on multiples of %v of the Unix clock", w)
 	case f.UnixPhaseNS != nil:
 		s += fmt.Sprintf(", windows starting %v after each multiple of %v of the Unix clock", time.Duration(*f.UnixPhaseNS).Round(time.Millisecond), w)
