@@ -23,7 +23,8 @@ const HAProxyRequireEnv = "RATEBENCH_REQUIRE_HAPROXY"
 // curr + floor(prev x remaining / 2000) > 25, in milliseconds of the
 // current period. Periods follow each other from a client's first request
 // and start again at a request that comes two periods or more after the
-// current one began.
+// current one began (at an even millisecond: HAProxy keeps a lock in the
+// lowest bit of the period's start).
 var haproxyTruth = Truth{Algorithms: []string{"haproxy-req-rate"}, Limit: 25, Window: 2 * time.Second,
 	Scope: result.ScopeSource, CountsDenied: ptr(true), RejectStatus: 429}
 
