@@ -1,0 +1,140 @@
+//go:build !race && linux
+
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ratebench/ratebench/bench/result"
+	"github.com/ratebench/ratebench/probe/corpus"
+)
+
+// corpusSources are the client addresses of a probe's second run: four,
+// so that a limit per address is told from one for all.
+const corpusSources = "127.0.0.1-127.0.0.4"
+
+// TestCorpus: probed, each real limiter of the corpus (package
+// probe/corpus: go-chi/httprate, ulule/limiter, x/time/rate,
+// express-rate-limit, HAProxy, nginx at r/s and r/m, and one no model
+// explains) and `ratebench serve` for each algorithm at windows that are
+// not whole seconds, is found to be what it is: corpus.Check's every
+// criterion, from one client address and from four (-source-addrs), each
+// probe on a server of its own started for it, within 5,000 requests and
+// a minute. Every failed criterion of a probe is reported, and each probe
+// logs a row of a markdown table (target, true policy, verdict,
+// agreement, too close to call, requests, wall time), the whole table at
+// the end. A target whose program is missing is skipped (failed under
+// its corpus.RequireEnv).
+func TestCorpus(t *testing.T) {
+	type target struct {
+		name string
+		// start starts a server for one probe, stopped by the test's
+		// cleanup, and returns its URL and truth (httprate's depends on
+		// the instant its limiter is made).
+		start func(t *testing.T) (string, corpus.Truth)
+	}
+	var targets []target
+	for _, name := range corpus.Names() {
+		targets = append(targets, target{name: name, start: func(t *testing.T) (string, corpus.Truth) {
+			s := startCorpus(t, name)
+			return s.URL, s.Truth
+		}})
+	}
+	for _, sc := range corpus.ServeCases() {
+		targets = append(targets, target{name: sc.Name, start: func(t *testing.T) (string, corpus.Truth) {
+			return startServe(t, sc.Args...).url, sc.Truth
+		}})
+	}
+	variants := []struct {
+		name    string
+		args    []string
+		sources int
+	}{
+		{name: "one address", sources: 1},
+		{name: "four addresses", args: []string{"-source-addrs", corpusSources}, sources: 4},
+	}
+	began := time.Now()
+	var rows []string
+	t.Cleanup(func() {
+		t.Logf("%d probes in %v:\n%s\n%s", len(rows), time.Since(began).Round(time.Second), corpus.TableHeader, strings.Join(rows, "\n"))
+	})
+	for _, tg := range targets {
+		t.Run(tg.name, func(t *testing.T) {
+			for _, v := range variants {
+				t.Run(v.name, func(t *testing.T) {
+					url, truth := tg.start(t)
+					run := probeCorpus(t, url, v.args)
+					run.Sources = v.sources
+					row := corpus.Row(tg.name+", "+v.name, truth, run)
+					rows = append(rows, row)
+					t.Log(row)
+					p := run.Result.Probe
+					if p != nil {
+						t.Logf("confidence %q, doubts %q; timing uncertainty %v; rejections %v", p.Confidence, p.Doubts,
+							time.Duration(p.UncertaintyNS).Round(time.Microsecond), p.RejectStatuses)
+						for _, f := range p.Fits[:min(3, len(p.Fits))] {
+							t.Logf("fit %s: %.2f%% of %d scored predicted, %.2f%% too close to call", f, f.AgreementPct, f.Scored, f.AmbiguousPct)
+						}
+					}
+					for _, f := range corpus.Check(truth, run) {
+						t.Error(f)
+					}
+				})
+			}
+		})
+	}
+}
+
+// startCorpus starts the corpus's target name for the test, which
+// stops it in its cleanup. A missing program skips the test, or fails it
+// under the target's corpus.RequireEnv=1.
+func startCorpus(t *testing.T, name string) *corpus.Target {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tg, err := corpus.Start(ctx, name, t.TempDir())
+	if errors.Is(err, corpus.ErrMissing) {
+		if env := corpus.RequireEnv(name); env != "" && os.Getenv(env) == "1" {
+			t.Fatalf("%s=1 but %v", env, err)
+		}
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := tg.Stop(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	})
+	return tg
+}
+
+// probeCorpus runs `ratebench probe` against url, bounded by the
+// corpus's requests and wall time, with args, and returns its
+// result.json and wall time.
+func probeCorpus(t *testing.T, url string, args []string) corpus.Run {
+	t.Helper()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "probe")
+	argv := append([]string{"probe", "-url", url, "-no-report", "-out", out,
+		"-max-requests", strconv.Itoa(corpus.MaxRequests), "-max-duration", corpus.MaxWall.String()}, args...)
+	start := time.Now()
+	code, _, stderr := runCLI(t, dir, argv...)
+	took := time.Since(start)
+	if code != 0 {
+		t.Fatalf("probe exit %d after %v: %s", code, took.Round(time.Millisecond), stderr)
+	}
+	res, err := result.ReadFile(filepath.Join(out, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return corpus.Run{Result: res, Wall: took}
+}
