@@ -213,9 +213,10 @@ func (d *data) judge(es []*entry, res *Result) {
 var standsFor = map[string][]string{"gcra": {"token-bucket", "leaky-bucket", "x-rate"}}
 
 // deniedUnknowable names the models whose decisions are the same whether
-// or not they count denied requests: a window opened by a request admits
-// up to its limit and then nothing until it closes, either way.
-var deniedUnknowable = map[string]bool{"fixed-window-first": true}
+// or not they count denied requests: a fixed window, on the clock or
+// opened by a request, admits up to its limit and then nothing until it
+// closes, either way.
+var deniedUnknowable = map[string]bool{"fixed-window": true, "fixed-window-first": true}
 
 // kinds name the kind of limiter each model is, counting denied requests
 // or not: models of one kind differ only in details a trace rarely
