@@ -18,7 +18,8 @@ import (
 // the rate it reads is at most L) and W is the period P, a whole number of
 // milliseconds from 2ms (HAProxy's frequency counters need two ticks) to
 // 2^31-1 ms (its largest delay); any other window is an invalid policy.
-// Burst is ignored.
+// Burst is ignored. Counts are of requests (cost units), the counter's
+// times in milliseconds, instants and the Decision's durations in ns.
 //
 // The counter (update_freq_ctr_period in include/haproxy/freq_ctr.h). It
 // holds the start of its current period, tick, in HAProxy's milliseconds,
@@ -60,7 +61,8 @@ import (
 //
 // What is not modelled. HAProxy's millisecond clock is its own: the wall
 // clock's milliseconds, read when a thread wakes up, and kept monotonic;
-// a fit finds its phase, the algorithm counts from the clock's zero. A
+// the algorithm counts milliseconds from the clock's zero (the fit's model
+// can take their phase). A
 // request at an instant earlier than the latest one seen is decided as if
 // at that latest instant, as on HAProxy's clock, which never goes back.
 // HAProxy's milliseconds and counts are 32-bit and wrap (every 49.7 days,
@@ -258,29 +260,37 @@ func (h *HAProxyReqRate) firstAdmit(c haproxyCounter, m, n int64) int64 {
 // firstIn returns the first millisecond in [lo, hi] at which a request of
 // cost n is admitted by c, and whether there is one. In that span the
 // request finds the weight floor(weighed*remain/P) on a period starting at
-// tick and must keep it at most room, which gives a guess; the rate read
-// falls as the milliseconds pass, so the guess is checked, and a binary
-// search settles the rest.
+// tick and must keep it at most room: none fits when room < 0, all do
+// when weighed <= room, and otherwise the first is where remain falls to
+// ceil((room+1)*P/weighed) - 1. The rate read falls as the milliseconds
+// pass (an odd period's second rotation only lowers it more), so that
+// guess is checked on the counter itself, and a binary search settles
+// the rest.
 func (h *HAProxyReqRate) firstIn(c haproxyCounter, n, lo, hi, tick, weighed, room int64) (int64, bool) {
+	switch {
+	case room < 0:
+		return 0, false
+	case weighed <= room:
+		return lo, true
+	}
 	ok := func(u int64) bool { return h.fits(h.count(c, u, n), u) }
+	switch g := tick + h.period - (wide.MulDivCeil(room+1, h.period, weighed) - 1); {
+	case g <= lo:
+		if ok(lo) {
+			return lo, true
+		}
+	case g > hi:
+		if !ok(hi) {
+			return 0, false
+		}
+	case ok(g) && !ok(g-1):
+		return g, true
+	}
 	if !ok(hi) {
 		return 0, false
 	}
 	if ok(lo) {
 		return lo, true
-	}
-	if room >= 0 && weighed > room {
-		// floor(weighed*remain/P) <= room iff remain <= ceil((room+1)*P/weighed) - 1.
-		g := tick + h.period - (wide.MulDivCeil(room+1, h.period, weighed) - 1)
-		if g > lo && g <= hi {
-			if !ok(g) {
-				lo = g
-			} else if !ok(g - 1) {
-				return g, true
-			} else {
-				hi = g - 1
-			}
-		}
 	}
 	for hi-lo > 1 { // lo rejects, hi admits
 		mid := lo + (hi-lo)/2
