@@ -387,11 +387,39 @@ func (d *data) search(f family, s *scope) *entry {
 			best = c
 		}
 	}
+	if f.phased && best.cost() > 0 {
+		best = d.phaseScan(f, best, eval)
+	}
 	e := &entry{fit: d.fitOf(f, s, best), family: f, scope: s,
 		rec: record{pred: make([]bool, len(d.t)), amb: make([]bool, len(d.t))}}
 	d.score(m, best.p, s, &counts, own, &e.rec)
 	return e
 }
+
+// phaseScan tries the best policy's window and limit at phaseSteps
+// phases across the window, and climbs from the best of them when it
+// beats c: windows on the clock may start anywhere, and the edges seen
+// (where the seeds come from) may all be off by more than a climb's steps.
+func (d *data) phaseScan(f family, c candidate, eval func(params) candidate) candidate {
+	best := c
+	for k := range int64(phaseSteps) {
+		p := c.p
+		p.phase = k * p.window / phaseSteps
+		if n := eval(p); n.cost() < best.cost() {
+			best = n
+		}
+	}
+	if best.p == c.p {
+		return c
+	}
+	if n := d.climb(f, best, eval); n.cost() < c.cost() {
+		return n
+	}
+	return c
+}
+
+// phaseSteps is how many phases phaseScan tries.
+const phaseSteps = 32
 
 // maxClimbs bounds the local searches of one model and scope.
 const maxClimbs = 6
