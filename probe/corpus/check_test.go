@@ -116,10 +116,16 @@ func TestCheck(t *testing.T) {
 			want: []string{"counts denied"},
 		},
 		{
-			// A bucket's trace tells: the fit must say.
-			name: "counts denied not said where the trace tells", truth: bucket, sources: 4,
+			// A bucket's trace tells: a sure fit must say.
+			name: "counts denied not said where the trace tells", truth: bucket, sources: 4, confidence: result.Sure,
 			best: with(gcra, func(f *result.Fit) { f.CountsDenied = nil }),
 			want: []string{"counts denied"},
+		},
+		{
+			// Unsure (a group of models that count and that do not), it
+			// may say it cannot tell, but never the wrong answer.
+			name: "counts denied unknown from an unsure verdict", truth: bucket, sources: 4, confidence: result.Unsure,
+			best: with(gcra, func(f *result.Fit) { f.CountsDenied = nil }),
 		},
 		{
 			// 98.9% is below 99%, and 5.1% too close to call above 5%.
