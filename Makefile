@@ -25,10 +25,11 @@ build:
 # package at a time (-p 1): its real-time tests judge latencies and rates
 # on the wall clock, and another package's tests on the same two cores
 # would be measured into them. The first has none, and runs packages side
-# by side.
+# by side. cmd/ratebench's probes of real limiters (TestCorpus) take
+# longer than go test's default 10 minutes per package.
 test: lint
 	$(GO) test -race -count=1 ./...
-	$(GO) test -count=1 -p 1 ./...
+	$(GO) test -count=1 -p 1 -timeout 40m ./...
 
 # vet, gofmt, a tidy go.mod and staticcheck (pinned in go.mod as a tool).
 lint:

@@ -3,12 +3,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -61,19 +64,27 @@ func TestCorpus(t *testing.T) {
 		{name: "four addresses", args: []string{"-source-addrs", corpusSources}, sources: 4},
 	}
 	began := time.Now()
+	var mu sync.Mutex
 	var rows []string
 	t.Cleanup(func() {
+		slices.Sort(rows)
 		t.Logf("%d probes in %v:\n%s\n%s", len(rows), time.Since(began).Round(time.Second), corpus.TableHeader, strings.Join(rows, "\n"))
 	})
 	for _, tg := range targets {
 		t.Run(tg.name, func(t *testing.T) {
+			// Probes run corpusParallel at a time (-parallel): most of a
+			// probe's minute is paced sending and idle gaps.
+			t.Parallel()
 			for _, v := range variants {
 				t.Run(v.name, func(t *testing.T) {
+					t.Parallel()
 					url, truth := tg.start(t)
 					run := probeCorpus(t, url, v.args)
 					run.Sources = v.sources
 					row := corpus.Row(tg.name+", "+v.name, truth, run)
+					mu.Lock()
 					rows = append(rows, row)
+					mu.Unlock()
 					t.Log(row)
 					p := run.Result.Probe
 					if p != nil {
@@ -126,9 +137,14 @@ func probeCorpus(t *testing.T, url string, args []string) corpus.Run {
 	out := filepath.Join(dir, "probe")
 	argv := append([]string{"probe", "-url", url, "-no-report", "-out", out,
 		"-max-requests", strconv.Itoa(corpus.MaxRequests), "-max-duration", corpus.MaxWall.String()}, args...)
+	// Not runCLI: probes run in parallel, and one process has one working
+	// folder; every path here is absolute.
+	var stdout, errb bytes.Buffer
+	e := &env{stdout: &stdout, stderr: &errb, args: append([]string{"ratebench"}, argv...)}
 	start := time.Now()
-	code, _, stderr := runCLI(t, dir, argv...)
+	code := e.main(context.Background(), argv)
 	took := time.Since(start)
+	stderr := errb.String()
 	if code != 0 {
 		t.Fatalf("probe exit %d after %v: %s", code, took.Round(time.Millisecond), stderr)
 	}
