@@ -274,31 +274,6 @@ func (h *HAProxyReqRate) firstIn(c haproxyCounter, n, lo, hi, tick, weighed, roo
 		return lo, true
 	}
 	ok := func(u int64) bool { return h.fits(h.count(c, u, n), u) }
-	switch g := tick + h.period - (wide.MulDivCeil(room+1, h.period, weighed) - 1); {
-	case g <= lo:
-		if ok(lo) {
-			return lo, true
-		}
-	case g > hi:
-		if !ok(hi) {
-			return 0, false
-		}
-	case ok(g) && !ok(g-1):
-		return g, true
-	}
-	if !ok(hi) {
-		return 0, false
-	}
-	if ok(lo) {
-		return lo, true
-	}
-	for hi-lo > 1 { // lo rejects, hi admits
-		mid := lo + (hi-lo)/2
-		if ok(mid) {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	return hi, true
+	g := tick + h.period - (wide.MulDivCeil(room+1, h.period, weighed) - 1)
+	return firstAdmitted(lo, hi, g, true, ok)
 }

@@ -226,35 +226,8 @@ func (h *HTTPRate) firstIn(s, prev, curr, n, lo, hi int64) (int64, bool) {
 		}
 		return 0, false
 	}
-	if g, exact := h.guess(s, prev, curr, n); exact {
-		switch {
-		case g <= lo:
-			if ok(lo) {
-				return lo, true
-			}
-		case g > hi:
-			if !ok(hi) {
-				return 0, false
-			}
-		case ok(g) && !ok(g-1):
-			return g, true
-		}
-	}
-	if !ok(hi) {
-		return 0, false
-	}
-	if ok(lo) {
-		return lo, true
-	}
-	for hi-lo > 1 { // lo rejects, hi admits
-		mid := lo + (hi-lo)/2
-		if ok(mid) {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	return hi, true
+	g, exact := h.guess(s, prev, curr, n)
+	return firstAdmitted(lo, hi, g, exact, ok)
 }
 
 // exactFloat bounds the counts that float64 holds exactly.
