@@ -1,14 +1,10 @@
-//go:build !race
+//go:build !race && linux
 
 package main
 
 import (
-	"context"
-	"errors"
-	"os"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/probe/corpus"
@@ -23,23 +19,7 @@ import (
 func TestHeadersCorpus(t *testing.T) {
 	for _, name := range []string{corpus.Express, corpus.Ulule} {
 		t.Run(name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			tg, err := corpus.Start(ctx, name, t.TempDir())
-			if errors.Is(err, corpus.ErrMissing) {
-				if env := corpus.RequireEnv(name); env != "" && os.Getenv(env) == "1" {
-					t.Fatalf("%s=1 but %v", env, err)
-				}
-				t.Skip(err)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				if err := tg.Stop(); err != nil {
-					t.Errorf("%s: %v", name, err)
-				}
-			})
+			tg := startCorpus(t, name)
 			// Three bursts 0.7 window apart: of 3L, L per address, which
 			// spend each window at once, or (every other run) of 1.5L,
 			// under the limit, which leave some for the next burst.
