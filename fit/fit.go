@@ -136,8 +136,8 @@ func Run(reqs []Request, opts Options) (*Result, error) {
 }
 
 // better orders fits: by agreement (within tieAgreement a tie), then
-// fewer parameters, not counting denied requests, the wider scope, and the
-// order of the families (the plainest first).
+// fewer parameters, not counting denied requests, the rounder window, the
+// wider scope, and the order of the families (the plainest first).
 func better(a, b Fit) int {
 	if math.Abs(a.AgreementPct-b.AgreementPct) >= tieAgreement {
 		return cmp.Compare(b.AgreementPct, a.AgreementPct)
@@ -150,6 +150,11 @@ func better(a, b Fit) int {
 			return 1
 		}
 		return -1
+	}
+	if !a.RateOnly() && !b.RateOnly() { // of windows as good, the rounder is the likelier setting: 2s over 1.98s
+		if c := cmp.Compare(roundness(b.WindowNS), roundness(a.WindowNS)); c != 0 {
+			return c
+		}
 	}
 	if c := cmp.Compare(scopeRank(a.Scope), scopeRank(b.Scope)); c != 0 {
 		return c
