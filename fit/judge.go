@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ratebench/ratebench/bench/result"
 )
@@ -126,6 +127,7 @@ func (d *data) rank(es []*entry) {
 // points of it on the same requests. Below minExplained percent, or above
 // maxExplainedAmbiguous too close to call, no model explains the trace.
 const (
+	timingShare           = 50 // a window model is unsure when u exceeds the window over this
 	minSure               = 99
 	maxAmbiguous          = 5
 	closeCall             = 0.5
@@ -185,6 +187,10 @@ func (d *data) judge(es []*entry, res *Result) {
 	}
 	if b.AgreementPct < minSure {
 		doubt("only %.1f%% of the scored requests predicted (under %d%%): more requests (-max-requests) and a longer -max-duration would show whether another model or policy explains the rest", b.AgreementPct, minSure)
+	}
+	if w := b.WindowNS; !best.family.rateBased && w > 0 && d.u > w/timingShare {
+		doubt("answers took up to %v (p99), more than 1/%d of the %v window: its length and limit are known only to about that; a quieter host or a client nearer the service would tell",
+			time.Duration(d.u).Round(time.Millisecond), timingShare, time.Duration(w))
 	}
 	if b.AmbiguousPct > maxAmbiguous {
 		doubt("%.1f%% of the requests were too close to call (over %d%%): the answers' timing blurs the thresholds; a quieter host or a client nearer the service would tell", b.AmbiguousPct, maxAmbiguous)

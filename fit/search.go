@@ -372,6 +372,21 @@ func (d *data) search(f family, s *scope) *entry {
 			starts[h] = bestLimit(c, eval)
 		}
 	}
+	if f.phased {
+		// Each window's best hill is tried at phases across the window
+		// too: its edges, where the phases come from, may all be off.
+		best := map[int64]candidate{}
+		for _, c := range starts {
+			if b, ok := best[c.p.window]; !ok || c.cost() < b.cost() {
+				best[c.p.window] = c
+			}
+		}
+		for w, c := range best {
+			if n := d.phaseScan(c, eval); n.p != c.p {
+				starts[hill{w, n.p.phase, 0}] = bestLimit(n, eval)
+			}
+		}
+	}
 	// The climbs start from the best hills first, and stop once one
 	// explains everything.
 	hills := slices.SortedFunc(maps.Values(starts), func(a, b candidate) int {
@@ -388,7 +403,11 @@ func (d *data) search(f family, s *scope) *entry {
 		}
 	}
 	if f.phased && best.cost() > 0 {
-		best = d.phaseScan(f, best, eval)
+		if n := d.phaseScan(best, eval); n.p != best.p {
+			if n = d.climb(f, n, eval); n.cost() < best.cost() {
+				best = n
+			}
+		}
 	}
 	e := &entry{fit: d.fitOf(f, s, best), family: f, scope: s,
 		rec: record{pred: make([]bool, len(d.t)), amb: make([]bool, len(d.t))}}
@@ -396,11 +415,11 @@ func (d *data) search(f family, s *scope) *entry {
 	return e
 }
 
-// phaseScan tries the best policy's window and limit at phaseSteps
-// phases across the window, and climbs from the best of them when it
-// beats c: windows on the clock may start anywhere, and the edges seen
-// (where the seeds come from) may all be off by more than a climb's steps.
-func (d *data) phaseScan(f family, c candidate, eval func(params) candidate) candidate {
+// phaseScan tries c's window and limit at phaseSteps phases across the
+// window and returns the best of them if it beats c, else c: windows on
+// the clock may start anywhere, and the edges seen (where the seeds come
+// from) may all be off by more than a climb's steps.
+func (d *data) phaseScan(c candidate, eval func(params) candidate) candidate {
 	best := c
 	for k := range int64(phaseSteps) {
 		p := c.p
@@ -409,13 +428,7 @@ func (d *data) phaseScan(f family, c candidate, eval func(params) candidate) can
 			best = n
 		}
 	}
-	if best.p == c.p {
-		return c
-	}
-	if n := d.climb(f, best, eval); n.cost() < c.cost() {
-		return n
-	}
-	return c
+	return best
 }
 
 // phaseSteps is how many phases phaseScan tries.

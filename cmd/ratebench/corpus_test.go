@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,8 +35,9 @@ const corpusSources = "127.0.0.1-127.0.0.4"
 // Every failed criterion of a probe is reported, and each probe
 // logs a row of a markdown table (target, true policy, verdict,
 // agreement, too close to call, requests, wall time), the whole table at
-// the end. A target whose program is missing is skipped (failed under
-// its corpus.RequireEnv).
+// the end (and into the file RATEBENCH_CORPUS_TABLE names, if set). A
+// target whose program is missing is skipped (failed under its
+// corpus.RequireEnv).
 func TestCorpus(t *testing.T) {
 	type target struct {
 		name string
@@ -70,8 +72,14 @@ func TestCorpus(t *testing.T) {
 	right := 0 // probes that met every criterion
 	t.Cleanup(func() {
 		slices.Sort(rows)
-		t.Logf("%d probes in %v, %d right on every criterion:\n%s\n%s", len(rows), time.Since(began).Round(time.Second), right,
+		table := fmt.Sprintf("%d probes in %v, %d right on every criterion:\n\n%s\n%s\n", len(rows), time.Since(began).Round(time.Second), right,
 			corpus.TableHeader, strings.Join(rows, "\n"))
+		t.Log(table)
+		if path := os.Getenv("RATEBENCH_CORPUS_TABLE"); path != "" { // for probe/README.md
+			if err := os.WriteFile(path, []byte(table), 0o644); err != nil {
+				t.Error(err)
+			}
+		}
 		if want := len(rows) * minRightPct / 100; right < want {
 			t.Errorf("%d of %d probes right on every criterion, want at least %d (%d%%)", right, len(rows), want, minRightPct)
 		}
