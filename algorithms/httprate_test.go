@@ -1,6 +1,7 @@
 package algorithms_test
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -174,25 +175,10 @@ func TestHTTPRateMatchesHTTPRate(t *testing.T) {
 			if want := ref.allow(time.Unix(0, int64(at)), int(cost)); d.Allowed != want {
 				t.Fatalf("trace %d (%v, truncate %v) request %d at %v cost %d: %+v, httprate allowed=%v", i, p, truncate, j, at, cost, d, want)
 			}
-			fail := func(what string, at time.Duration, cost int64, want bool) {
-				t.Helper()
+			checkFields(t, fmt.Sprintf("trace %d (%v) request %d", i, p, j), d, at, cost, p.Limit, func(at time.Duration, n int64) bool {
 				c := *ref
-				if got := c.allow(time.Unix(0, int64(at)), int(cost)); got != want {
-					t.Fatalf("trace %d (%v) request %d %+v: %s: httprate says allowed=%v at %v for %d", i, p, j, d, what, got, at, cost)
-				}
-			}
-			fail("Remaining+1", at, d.Remaining+1, false)
-			if d.Remaining > 0 {
-				fail("Remaining", at, d.Remaining, true)
-			}
-			if !d.Allowed && d.RetryAfter != algorithms.Never {
-				fail("1ns before RetryAfter", at+d.RetryAfter-1, cost, false)
-				fail("at RetryAfter", at+d.RetryAfter, cost, true)
-			}
-			if d.ResetAfter > 0 {
-				fail("1ns before ResetAfter", at+d.ResetAfter-1, p.Limit, false)
-			}
-			fail("at ResetAfter", at+d.ResetAfter, p.Limit, true)
+				return c.allow(time.Unix(0, int64(at)), int(n))
+			})
 		}
 	}
 }
