@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -11,38 +10,20 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/probe/corpus"
 )
 
 // Every test here runs `ratebench serve` through env.main, on 127.0.0.1
 // and a port the kernel picks, and talks to it over loopback.
 
-// syncBuffer is a bytes.Buffer safe for one writer and concurrent readers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // server is a `ratebench serve` running in the test.
 type server struct {
 	url            string // http://127.0.0.1:PORT
-	stdout, stderr *syncBuffer
+	stdout, stderr *corpus.SyncBuffer
 	cancel         context.CancelFunc
 	code           chan int
 }
@@ -62,7 +43,7 @@ func startServe(t *testing.T, args ...string) *server {
 func startServeWrapped(t *testing.T, wrap func(algorithms.Limiter) algorithms.Limiter, args ...string) *server {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &server{stdout: &syncBuffer{}, stderr: &syncBuffer{}, cancel: cancel, code: make(chan int, 1)}
+	s := &server{stdout: &corpus.SyncBuffer{}, stderr: &corpus.SyncBuffer{}, cancel: cancel, code: make(chan int, 1)}
 	argv := append([]string{"serve", "-addr", "127.0.0.1:0"}, args...)
 	e := &env{stdout: s.stdout, stderr: s.stderr, args: append([]string{"ratebench"}, argv...), wrapLimiter: wrap}
 	go func() { s.code <- e.main(ctx, argv) }()

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms/httplimit"
+	"github.com/ratebench/ratebench/probe/corpus"
 )
 
 // The tests here run serve's own function, e.serve, on a listener the
@@ -98,23 +99,23 @@ func (l *watchedListener) Accept() (net.Conn, error) {
 // directServe is e.serve running on a watched listener.
 type directServe struct {
 	ln     *watchedListener
-	stdout *syncBuffer
+	stdout *corpus.SyncBuffer
 	stderr *notifyBuffer
 	cancel context.CancelFunc
 	done   chan error // e.serve's result
 }
 
-// notifyBuffer is a syncBuffer that signals its writes, so that a test can
-// wait for a log line on a channel.
+// notifyBuffer is a corpus.SyncBuffer that signals its writes, so that a
+// test can wait for a log line on a channel.
 type notifyBuffer struct {
-	syncBuffer
+	corpus.SyncBuffer
 	written chan struct{} // one pending signal at most
 }
 
 func newNotifyBuffer() *notifyBuffer { return &notifyBuffer{written: make(chan struct{}, 1)} }
 
 func (b *notifyBuffer) Write(p []byte) (int, error) {
-	n, err := b.syncBuffer.Write(p)
+	n, err := b.SyncBuffer.Write(p)
 	select {
 	case b.written <- struct{}{}:
 	default:
@@ -165,7 +166,7 @@ func runDirect(t *testing.T, f *serveFlags, mw *httplimit.Middleware) *directSer
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &directServe{ln: &watchedListener{Listener: inner, conns: make(chan *watchedConn, 4)},
-		stdout: &syncBuffer{}, stderr: newNotifyBuffer(), cancel: cancel, done: make(chan error, 1)}
+		stdout: &corpus.SyncBuffer{}, stderr: newNotifyBuffer(), cancel: cancel, done: make(chan error, 1)}
 	e := &env{stdout: d.stdout, stderr: d.stderr}
 	go func() { d.done <- e.serve(ctx, d.ln, mw, f) }()
 	t.Cleanup(func() {

@@ -14,20 +14,20 @@ import (
 	"time"
 )
 
-// syncBuffer is a bytes.Buffer safe for one writer and concurrent
+// SyncBuffer is a bytes.Buffer safe for one writer and concurrent
 // readers.
-type syncBuffer struct {
+type SyncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
+func (s *SyncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
-func (s *syncBuffer) String() string {
+func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
@@ -39,7 +39,7 @@ func (s *syncBuffer) String() string {
 type proc struct {
 	what    string // the program, for errors: "nginx"
 	cmd     *exec.Cmd
-	out     *syncBuffer   // its stdout and stderr
+	out     *SyncBuffer   // its stdout and stderr
 	logs    func() string // more of its words for errors, such as a log file's; nil: none
 	done    chan struct{} // closed when it has exited
 	waitErr error         // its exit, once done is closed
@@ -50,7 +50,7 @@ type proc struct {
 // launch starts cmd as what; logs (nil: none) returns more of its words
 // for errors.
 func launch(what string, cmd *exec.Cmd, logs func() string) (*proc, error) {
-	p := &proc{what: what, cmd: cmd, out: &syncBuffer{}, logs: logs, done: make(chan struct{})}
+	p := &proc{what: what, cmd: cmd, out: &SyncBuffer{}, logs: logs, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.out, p.out
 	setProcAttr(cmd)
 	if err := cmd.Start(); err != nil {
