@@ -25,6 +25,26 @@ type Result struct {
 	Runs     []Run          `json:"runs"`
 	// Probe is what `ratebench probe` found; nil in other results.
 	Probe *Probe `json:"probe,omitempty"`
+	// Checks are the outcomes of the run's pass/fail conditions (-check),
+	// one per condition and run it applies to; empty when none was given.
+	Checks []Check `json:"checks,omitempty"`
+}
+
+// Check is one pass/fail condition evaluated on one run: Metric of the
+// run named Run compared by Op with Threshold. Value and Threshold are in
+// the metric's own unit (ns for latencies, percent for *_pct, plain
+// ratios otherwise).
+type Check struct {
+	// Expr is the condition as the user wrote it, e.g. "gcra.p99<2ms".
+	Expr string `json:"expr"`
+	// Run is the label of the run it was evaluated on.
+	Run       string  `json:"run"`
+	Metric    string  `json:"metric"`
+	Op        string  `json:"op"`
+	Threshold float64 `json:"threshold"`
+	// Value is the run's measure; Pass whether Value Op Threshold holds.
+	Value float64 `json:"value"`
+	Pass  bool    `json:"pass"`
 }
 
 // Meta describes how and where a run was made. It is the only part of a
