@@ -261,7 +261,13 @@ func (d *data) seeds(s *scope) (rate, mean float64, burst int64) {
 //
 // With rec, each request's prediction (its group's own, for a member of
 // one) and whether it was too close to call are kept in rec.
-func (d *data) score(m model, p params, s *scope, g *groupCounts, own []bool, rec *record) (scored, misses, ambiguous int64) {
+//
+// A group's misses are counted when its last request is, so the cost
+// (candidate.cost) only grows along the trace: once it exceeds bound the
+// replay stops and returns the counts so far, a cost above bound. Most
+// policies a search tries are far worse than the best so far, and are
+// told so after a small part of a long trace.
+func (d *data) score(m model, p params, s *scope, g *groupCounts, own []bool, rec *record, bound int64) (scored, misses, ambiguous int64) {
 	m.reset(p, s.n)
 	gp, gobs, gamb := g.reset(s.ngroups)
 	for i, t := range d.t {
@@ -296,12 +302,20 @@ func (d *data) score(m model, p params, s *scope, g *groupCounts, own []bool, re
 			gobs[g]++
 		}
 		m.apply(k, t, d.adm[i])
-	}
-	for g := range gp {
-		misses += int64(max(abs(gp[g]-gobs[g])-gamb[g], 0))
+		if len(members) == 0 || members[len(members)-1] == i {
+			misses += int64(max(abs(gp[g]-gobs[g])-gamb[g], 0))
+			if 2*misses+ambiguous > bound {
+				return scored, misses, ambiguous
+			}
+		} else if 2*misses+ambiguous > bound {
+			return scored, misses, ambiguous
+		}
 	}
 	return scored, misses, ambiguous
 }
+
+// unbounded is score's bound for a replay of the whole trace.
+const unbounded = math.MaxInt64
 
 // groupCounts are score's counts per group: admissions predicted and
 // observed, and requests too close to call.
@@ -347,9 +361,10 @@ func (d *data) search(f family, s *scope) *entry {
 	m := f.new()
 	var counts groupCounts
 	own := make([]bool, len(d.t))
-	eval := func(p params) candidate {
+	// eval scores p; a cost above bound is known only to be that.
+	eval := func(p params, bound int64) candidate {
 		c := candidate{p: p}
-		c.scored, c.misses, c.ambiguous = d.score(m, p, s, &counts, own, nil)
+		c.scored, c.misses, c.ambiguous = d.score(m, p, s, &counts, own, nil, bound)
 		return c
 	}
 	// Every seed is scored; the best of each window and phase (for a
@@ -361,9 +376,13 @@ func (d *data) search(f family, s *scope) *entry {
 		if !valid(f, p) {
 			continue
 		}
-		c := eval(p)
 		h := hill{p.window, p.phase, p.interval}
-		if b, ok := starts[h]; !ok || c.cost() < b.cost() {
+		b, ok := starts[h]
+		bound := int64(unbounded)
+		if ok {
+			bound = b.cost()
+		}
+		if c := eval(p, bound); !ok || c.cost() < b.cost() {
 			starts[h] = c
 		}
 	}
@@ -411,7 +430,7 @@ func (d *data) search(f family, s *scope) *entry {
 	}
 	e := &entry{fit: d.fitOf(f, s, best), family: f, scope: s,
 		rec: record{pred: make([]bool, len(d.t)), amb: make([]bool, len(d.t))}}
-	d.score(m, best.p, s, &counts, own, &e.rec)
+	d.score(m, best.p, s, &counts, own, &e.rec, unbounded)
 	return e
 }
 
@@ -419,12 +438,12 @@ func (d *data) search(f family, s *scope) *entry {
 // window and returns the best of them if it beats c, else c: windows on
 // the clock may start anywhere, and the edges seen (where the seeds come
 // from) may all be off by more than a climb's steps.
-func (d *data) phaseScan(c candidate, eval func(params) candidate) candidate {
+func (d *data) phaseScan(c candidate, eval evalFunc) candidate {
 	best := c
 	for k := range int64(phaseSteps) {
 		p := c.p
 		p.phase = k * p.window / phaseSteps
-		if n := eval(p); n.cost() < best.cost() {
+		if n := eval(p, best.cost()); n.cost() < best.cost() {
 			best = n
 		}
 	}
@@ -437,30 +456,48 @@ const phaseSteps = 32
 // maxClimbs bounds the local searches of one model and scope.
 const maxClimbs = 6
 
+// evalFunc scores a policy; a cost above bound is known only to be that.
+type evalFunc func(p params, bound int64) candidate
+
 // bestLimit finds, for c's window (and phase), the limit that costs
 // least: misses fall as the limit nears the true one from either side, so
 // a ternary search over 1 to four times c's limit finds it in a few dozen
-// scores.
-func bestLimit(c candidate, eval func(params) candidate) candidate {
+// scores. Each score stops once it costs more than the best so far: when
+// both points of a step do, the best so far tells which side to keep (of
+// a cost with one valley, the best point seen lies in the part kept).
+func bestLimit(c candidate, eval evalFunc) candidate {
 	lo, hi := int64(1), 4*c.p.limit+8
+	best := c
 	at := func(l int64) candidate {
 		p := c.p
 		p.limit = l
-		return eval(p)
+		n := eval(p, best.cost())
+		if n.cost() < best.cost() {
+			best = n
+		}
+		return n
 	}
 	for hi-lo > 2 {
 		m1, m2 := lo+(hi-lo)/3, hi-(hi-lo)/3
-		if at(m1).cost() <= at(m2).cost() {
+		b := best.cost()
+		c1, c2 := at(m1).cost(), at(m2).cost()
+		switch {
+		case c1 <= b || c2 <= b: // one at least is exact, and a loser's cost above it is enough
+			if c1 <= c2 {
+				hi = m2
+			} else {
+				lo = m1
+			}
+		case best.p.limit < m1:
 			hi = m2
-		} else {
+		case best.p.limit > m2:
 			lo = m1
+		default:
+			lo, hi = m1, m2
 		}
 	}
-	best := c
 	for l := lo; l <= hi; l++ {
-		if n := at(l); n.cost() < best.cost() {
-			best = n
-		}
+		at(l)
 	}
 	return best
 }
@@ -498,13 +535,13 @@ func rounding(f family, p params) int {
 // timing noise, a service is likelier set to 1s than to 1.001s, to 50 per
 // second than to 50.1. Each step lowers the cost or, at the same cost,
 // raises the roundness, so the climb ends.
-func (d *data) climb(f family, c candidate, eval func(params) candidate) candidate {
+func (d *data) climb(f family, c candidate, eval evalFunc) candidate {
 	for range 100 {
 		var ns []candidate
 		cheapest := c.cost()
 		for _, p := range moves(f, c.p, d.floor) {
 			if valid(f, p) {
-				n := eval(p)
+				n := eval(p, c.cost()) // a neighbour costing more than c is not taken
 				ns = append(ns, n)
 				cheapest = min(cheapest, n.cost())
 			}
