@@ -24,7 +24,7 @@ func algorithms(r result.Run) []string {
 func Known(conds []Cond, names []string) error {
 	lower := make([]string, len(names))
 	for i, n := range names {
-		lower[i] = strings.ToLower(n)
+		lower[i] = strings.ToLower(strings.TrimSpace(n))
 	}
 	for _, c := range conds {
 		if c.Algo != "" && !contains(lower, c.Algo) {

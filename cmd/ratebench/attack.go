@@ -58,6 +58,7 @@ type attackFlags struct {
 	keysSet                                                   bool
 	phase                                                     phaseFlags
 	shard                                                     shardFlags
+	checks                                                    checksFlag
 }
 
 // Defaults of attack's flags.
@@ -96,6 +97,7 @@ func (f *attackFlags) register(fs *flag.FlagSet) {
 		"(another key: by its hash), each address with connections of its own; all must be bound, and reach the server, before the attack starts")
 	f.phase.register(fs)
 	f.shard.register(fs)
+	f.checks.register(fs)
 	fs.IntVar(&f.cpus, "cpus", 0, "CPUs the attack uses (GOMAXPROCS; default: all)")
 	fs.Uint64Var(&f.seed, "seed", 1, "workload seed")
 	fs.StringVar(&f.out, "out", "", "output folder: new, empty, or an earlier result's, whose outputs are replaced (default results/<timestamp>-attack)")
@@ -116,6 +118,7 @@ type attack struct {
 	url, method, keyHeader, algo string
 	shard                        shardRun
 	warnings                     []string // said before the attack starts
+	checks                       checksFlag
 }
 
 // check checks the flags, parses -source-addrs into f.sources and, with
@@ -226,6 +229,10 @@ func (f *attackFlags) plan(ctx context.Context) (*attack, error) {
 	if err := f.check(); err != nil {
 		return nil, err
 	}
+	// The attack's one run is named http, or -algo's when given.
+	if err := f.checks.parse([]string{"http", f.algo}); err != nil {
+		return nil, err
+	}
 	spec := f.spec()
 	if err := f.phase.apply(&spec); err != nil {
 		return nil, err
@@ -253,7 +260,7 @@ func (f *attackFlags) plan(ctx context.Context) (*attack, error) {
 		return nil, usageError{err}
 	}
 	a := &attack{client: client, url: f.url, method: cmpOr(f.method, http.MethodGet), keyHeader: f.keyHeader, algo: f.algo,
-		shard: sh, warnings: sh.balance(spec)}
+		shard: sh, warnings: sh.balance(spec), checks: f.checks}
 	a.reject, _ = parseStatuses(f.rejectStatus) // checked
 	a.cfg = bench.LiveConfig{
 		Config:      bench.Config{Policy: algorithms.Policy{Limit: f.limit, Window: f.window, Burst: f.burst}, Workload: spec, Span: info.Span},
@@ -358,6 +365,9 @@ func (e *env) attack(ctx context.Context, a *attack, out *outDir, seed uint64, n
 	w["name"] = a.cfg.Workload.Name
 	w["url"] = a.url
 	r := &result.Result{Meta: meta, Policy: result.PolicyOf(pol), Workload: w, Runs: runs}
+	if err := a.checks.apply(r); err != nil { // the names were checked before the attack: write what ran regardless
+		fmt.Fprintf(e.stderr, "warning: %v\n", err)
+	}
 	if err := e.endTrace(tw, out, e.write(out, r, noReport)); err != nil {
 		if interrupted {
 			return fmt.Errorf("%w: %w", errInterrupted, err)
@@ -369,7 +379,7 @@ func (e *env) attack(ctx context.Context, a *attack, out *outDir, seed uint64, n
 		fmt.Fprintf(e.stderr, "interrupted: wrote what ran to %s\n", out.path)
 		return errInterrupted
 	}
-	return nil
+	return e.checkOutcome(r)
 }
 
 // hostOf is an attack's backend name: its URL's host.

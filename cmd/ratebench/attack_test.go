@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -484,4 +485,41 @@ func TestAttackSourceAddrs(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestAttackCheck: attack evaluates -check on its one run, named http:
+// a 300/s attack on a limit of 50/s is mostly rejected, so a condition
+// that wants at least 20% rejected passes (exit 0) and one that wants 99%
+// fails (exit 1, its line on the terminal and in result.json). The run
+// is labelled as on the table: http@HOST.
+func TestAttackCheck(t *testing.T) {
+	s := startServe(t, "-algo", "gcra", "-limit", "50", "-window", "1s")
+	for _, tc := range []struct {
+		name, check string
+		code        int
+		line        string
+	}{
+		{name: "passes", check: "rejected_pct>=20", code: 0, line: "check PASS http@%s.rejected_pct>=20.00"},
+		{name: "fails", check: "HTTP.rejected_pct>=99", code: 1, line: "check FAIL http@%s.rejected_pct>=99.00"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "atk")
+			code, stdout, stderr := attackCLI(t, context.Background(), "-url", s.url+"/api", "-rate", "300", "-duration", "500ms",
+				"-no-report", "-out", out, "-check", tc.check)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d: %s", code, tc.code, stderr)
+			}
+			host := strings.TrimPrefix(s.url, "http://")
+			if line := fmt.Sprintf(tc.line, host); !strings.Contains(stdout, line) {
+				t.Errorf("stdout lacks %q:\n%s", line, stdout)
+			}
+			res, err := result.ReadFile(filepath.Join(out, "result.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Checks) != 1 || res.Checks[0].Run != "http@"+host || res.Checks[0].Pass != (tc.code == 0) {
+				t.Errorf("checks %+v, want one on http, pass %v", res.Checks, tc.code == 0)
+			}
+		})
+	}
 }

@@ -26,13 +26,15 @@ type measured struct {
 	trace    bool     // write requests.csv
 	warnings []string // said before the run starts
 	shard    shardRun // the part of the schedule played, and when
+	checks   checksFlag
 }
 
 // execute runs m, prints the summary table, then writes result.json and
-// the report into m's folder (also after Ctrl-C, for what ran). It
-// returns errInterrupted after an interrupt, an error after writing when
-// most decisions of a run failed, or an error when writing failed (the
-// table is printed all the same).
+// the report into m's folder (also after Ctrl-C, for what ran), and the
+// outcome of its -check conditions. It returns errInterrupted after an
+// interrupt, an error after writing when most decisions of a run failed
+// or, failing that, an exitStatus of 1 when a check failed, or an error
+// when writing failed (the table is printed all the same).
 func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
 	for _, w := range m.warnings {
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)
@@ -80,6 +82,9 @@ func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)
 	}
 	res := bench.NewResult(meta, m.cfg, runs)
+	if err := m.checks.apply(res); err != nil { // the names were checked before the run: write what ran regardless
+		fmt.Fprintf(e.stderr, "warning: %v\n", err)
+	}
 	if e.beforeWrite != nil {
 		e.beforeWrite()
 	}
@@ -94,7 +99,11 @@ func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
 		fmt.Fprintf(e.stderr, "interrupted: wrote what ran to %s\n", m.out.path)
 		return res, errInterrupted
 	}
-	return res, mostFailed(runs)
+	failed := e.checkOutcome(res)
+	if err := mostFailed(runs); err != nil {
+		return res, err
+	}
+	return res, failed
 }
 
 // write prints res's summary table, then writes res into out: result.json

@@ -21,6 +21,8 @@ func (e *env) mergeCommand() *command {
 	c := &command{name: "merge", summary: "merge run folders made on several machines (sums, HDR merge) into -out and render it; when every folder has its requests.csv, also the traces, on one clock, for the exact most admitted in any W",
 		fs: flag.NewFlagSet("merge", flag.ContinueOnError)}
 	out := c.fs.String("out", "", "output folder (required; not one of the inputs, nor inside or above one)")
+	var checks checksFlag
+	checks.register(c.fs)
 	c.run = func(ctx context.Context, args []string) error {
 		dirs, err := positional(c.fs, args)
 		if err != nil {
@@ -31,6 +33,9 @@ func (e *env) mergeCommand() *command {
 		}
 		if *out == "" {
 			return usagef("-out is required: ratebench merge DIR... -out DIR")
+		}
+		if err := checks.parse(nil); err != nil { // the runs' names come from the inputs
+			return err
 		}
 		inputs := make([]result.Input, len(dirs))
 		for i, d := range dirs {
@@ -52,6 +57,9 @@ func (e *env) mergeCommand() *command {
 		if err != nil {
 			return err
 		}
+		if err := checks.apply(res); err != nil { // a condition on an algorithm no input ran
+			return err
+		}
 		o, err := prepareOut(*out, "", runFolder)
 		if err != nil {
 			return err
@@ -71,7 +79,11 @@ func (e *env) mergeCommand() *command {
 		} else if slices.Contains(res.Meta.Warnings, result.MaxLowerBound) {
 			fmt.Fprintf(e.stderr, "warning: %s; here: %s\n", result.MaxLowerBound, why)
 		}
-		return e.endTrace(tw, o, e.write(o, res, false))
+		_ = checks.apply(res) // again, on the traces' exact figures; its names passed above
+		if err := e.endTrace(tw, o, e.write(o, res, false)); err != nil {
+			return err
+		}
+		return e.checkOutcome(res)
 	}
 	return c
 }

@@ -39,6 +39,7 @@ type runFlags struct {
 	backend                                         backendFlags
 	phase                                           phaseFlags
 	shard                                           shardFlags
+	checks                                          checksFlag
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -72,6 +73,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	f.phase.register(fs)
 	f.shard.register(fs)
 	fs.BoolVar(&f.noReport, "no-report", false, "write result.json only")
+	f.checks.register(fs)
 	fs.BoolVar(&f.trace, "trace", false, "also write requests.csv: one row per request, in send order (replayable with -workload replay:FILE)")
 }
 
@@ -248,6 +250,9 @@ func (f *runFlags) plan(ctx context.Context) (measured, func() error, error) {
 	if f.algos != "" {
 		names = strings.Split(f.algos, ",")
 	}
+	if err := f.checks.parse(orAll(names)); err != nil {
+		return measured{}, nil, err
+	}
 	out, err := prepareOut(f.out, f.workload, runFolder)
 	if err != nil {
 		return measured{}, nil, err
@@ -267,6 +272,7 @@ func (f *runFlags) plan(ctx context.Context) (measured, func() error, error) {
 		trace:    f.trace,
 		warnings: append(costWarnings(names, f.cost, p), sh.balance(s)...),
 		shard:    sh,
+		checks:   f.checks,
 	}
 	return m, closeFn, nil
 }
@@ -316,7 +322,7 @@ func (e *env) runCommand() *command {
 			if err != nil {
 				return err
 			}
-			return e.runScenario(ctx, f.scenario, f.out, f.noReport, b)
+			return e.runScenario(ctx, f.scenario, f.out, f.noReport, b, f.checks)
 		}
 		m, closeFn, err := f.plan(ctx)
 		if err != nil {

@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/check"
 )
 
 //go:embed scenarios/default.yaml
@@ -16,7 +18,7 @@ var defaultScenario []byte
 // runScenario runs every cell of a scenario file ("default": the built-in
 // comparison) into DIR/<cell>/. Every cell's workload and folder are
 // checked before the first one runs.
-func (e *env) runScenario(ctx context.Context, path, out string, noReport bool, b bounds) error {
+func (e *env) runScenario(ctx context.Context, path, out string, noReport bool, b bounds, checks checksFlag) error {
 	data := defaultScenario
 	if path != "default" {
 		var err error
@@ -43,7 +45,10 @@ func (e *env) runScenario(ctx context.Context, path, out string, noReport bool, 
 			return usageError{fmt.Errorf("%s: %w", path, err)}
 		}
 		c.Config.Span, c.Config.Reference = info.Span, bench.Reference(c.Config.Policy, refKeys)
-		runs[i] = measured{eng: simEngine, cfg: c.Config, targets: targets, seed: c.Seed, noReport: noReport}
+		if err := checks.parse(orAll(c.Algorithms)); err != nil {
+			return fmt.Errorf("%s: %w", c.Name, err)
+		}
+		runs[i] = measured{eng: simEngine, cfg: c.Config, targets: targets, seed: c.Seed, noReport: noReport, checks: checks}
 	}
 	name := s.Name
 	if name == "" {
@@ -62,15 +67,24 @@ func (e *env) runScenario(ctx context.Context, path, out string, noReport bool, 
 			return err
 		}
 	}
+	failed, total := 0, 0
 	for i, c := range cells {
 		fmt.Fprintf(e.stdout, "\n== %s: %s\n", c.Name, c.Config.Policy)
-		if _, err := e.execute(ctx, runs[i]); err != nil {
+		res, err := e.execute(ctx, runs[i])
+		if st := (exitStatus{}); errors.As(err, &st) && res != nil && check.Failed(res.Checks) > 0 {
+			err = nil // the other workloads' checks are as much worth running
+		}
+		if err != nil {
 			for _, r := range runs[i+1:] {
 				r.out.abandon()
 			}
 			return err
 		}
+		failed, total = failed+check.Failed(res.Checks), total+len(res.Checks)
 	}
 	fmt.Fprintf(e.stdout, "\nall results: %s\n", top.path)
+	if failed > 0 {
+		return exitStatus{1, fmt.Errorf("%d of %d checks failed", failed, total)}
+	}
 	return nil
 }
