@@ -14,7 +14,7 @@ run:
 
 # The command, into ./bin.
 build:
-	$(GO) build -o bin/ratebench ./cmd/ratebench
+	$(GO) build -buildvcs=auto -o bin/ratebench ./cmd/ratebench
 
 # The suite twice: under the race detector, without the real-time tests
 # (live runs, servers and clients, Redis faults, pacers: they measure the

@@ -65,13 +65,13 @@ func MemoryTargets(names []string, p algorithms.Policy, keys Keys, replicaCount 
 		names = all.Names()
 	}
 	if _, err := p.Validate(); err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
+		return nil, err
 	}
 	targets := make([]Target, 0, len(names))
 	for _, name := range names {
 		e, err := all.Lookup(strings.TrimSpace(name))
 		if err != nil {
-			return nil, fmt.Errorf("bench: %w", err)
+			return nil, err
 		}
 		targets = append(targets, Target{
 			Name: e.Name, Backend: "memory", Replicas: replicaCount, Shaper: e.Shaper,

@@ -9,22 +9,22 @@ import (
 func checkBoundary(s Spec) error {
 	switch {
 	case s.Limit < 1:
-		return invalid("Limit", s.Limit, "must be >= 1: boundary sends Limit arrivals each side of a window edge")
+		return invalid("Limit", s.Limit, "must be >= 1: boundary sends limit arrivals each side of a window edge")
 	case s.Limit > math.MaxInt64/2:
 		return invalid("Limit", s.Limit, "is too large")
 	case s.Window <= 0:
 		return invalid("Window", s.Window, "must be > 0 for boundary")
 	case s.Window > math.MaxInt64/time.Duration(s.EveryWindows):
-		return invalid("EveryWindows", s.EveryWindows, "times Window %v overflows", s.Window)
+		return invalid("EveryWindows", s.EveryWindows, "times window %v overflows", s.Window)
 	case s.Edge > s.Window:
-		return invalid("Edge", s.Edge, "must not exceed Window %v", s.Window)
+		return invalid("Edge", s.Edge, "must not exceed window %v", s.Window)
 	case s.Edge > s.Window*time.Duration(s.EveryWindows)/2:
-		return invalid("Edge", s.Edge, "must not exceed EveryWindows*Window/2 = %v, or attacks would overlap",
+		return invalid("Edge", s.Edge, "must not exceed every_windows*window/2 = %v, or attacks would overlap",
 			s.Window*time.Duration(s.EveryWindows)/2)
 	case s.EdgeOffset >= s.Window:
-		return invalid("EdgeOffset", s.EdgeOffset, "must be less than Window %v", s.Window)
+		return invalid("EdgeOffset", s.EdgeOffset, "must be less than window %v", s.Window)
 	case s.Align == AlignFirstRequest && s.EveryWindows < minFirstRequestEvery:
-		return invalid("EveryWindows", s.EveryWindows, "must be >= %d with Align %s: the window an attack opens must expire a whole window before the next attack opens its own",
+		return invalid("EveryWindows", s.EveryWindows, "must be >= %d with align %s: the window an attack opens must expire a whole window before the next attack opens its own",
 			minFirstRequestEvery, AlignFirstRequest)
 	}
 	return nil

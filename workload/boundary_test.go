@@ -137,10 +137,10 @@ func TestBoundaryPhaseInvalid(t *testing.T) {
 		spec Spec
 		want string
 	}{
-		{name: "offset of a window", spec: Spec{EdgeOffset: time.Second}, want: "EdgeOffset 1s must be less than Window 1s"},
-		{name: "negative offset", spec: Spec{EdgeOffset: -1}, want: "EdgeOffset -1ns must be >= 0"},
-		{name: "unknown align", spec: Spec{Align: "midnight"}, want: `Align "midnight" is not epoch or first-request`},
-		{name: "first request every 2", spec: Spec{Align: AlignFirstRequest, EveryWindows: 2}, want: "EveryWindows 2 must be >= 3 with Align first-request"},
+		{name: "offset of a window", spec: Spec{EdgeOffset: time.Second}, want: "edge_offset 1s must be less than window 1s"},
+		{name: "negative offset", spec: Spec{EdgeOffset: -1}, want: "edge_offset -1ns must be >= 0"},
+		{name: "unknown align", spec: Spec{Align: "midnight"}, want: `align "midnight" is not epoch or first-request`},
+		{name: "first request every 2", spec: Spec{Align: AlignFirstRequest, EveryWindows: 2}, want: "every_windows 2 must be >= 3 with align first-request"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := tc.spec

@@ -14,15 +14,15 @@ func checkBurst(s Spec) error {
 	}
 	switch {
 	case s.BurstSize != 0:
-		return invalid("BurstSize", s.BurstSize, "cannot be combined with On/Off: burst is either N every T or on/off")
+		return invalid("BurstSize", s.BurstSize, "cannot be combined with on/off: burst is either N every T or on/off")
 	case s.BurstEvery != 0:
-		return invalid("BurstEvery", s.BurstEvery, "cannot be combined with On/Off: burst is either N every T or on/off")
+		return invalid("BurstEvery", s.BurstEvery, "cannot be combined with on/off: burst is either N every T or on/off")
 	case s.On == 0:
-		return invalid("On", s.On, "must be > 0 when Off is set (on/off burst)")
+		return invalid("On", s.On, "must be > 0 when off is set (on/off burst)")
 	case s.Off == 0:
-		return invalid("Off", s.Off, "must be > 0 when On is set (on/off burst)")
+		return invalid("Off", s.Off, "must be > 0 when on is set (on/off burst)")
 	case s.On > math.MaxInt64-s.Off:
-		return invalid("Off", s.Off, "overflows On+Off")
+		return invalid("Off", s.Off, "overflows on+off")
 	}
 	return needRate(s, "burst on/off")
 }

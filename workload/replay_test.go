@@ -185,7 +185,7 @@ func TestReplayErrors(t *testing.T) {
 		// A column named twice is ambiguous.
 		{name: "csv duplicate column", file: "trace.csv", content: "at_ns,key,cost,key\n", atNew: true, want: `trace.csv line 1: header names column "key" twice`},
 		// An empty file is not a trace.
-		{name: "empty file", file: "trace.csv", content: "", atNew: true, want: `invalid spec: replay: trace.csv is empty`},
+		{name: "empty file", file: "trace.csv", content: "", atNew: true, want: `invalid workload: replay: trace.csv is empty`},
 		// Blank lines only: no CSV header.
 		{name: "csv blank", file: "trace.csv", content: "\n\n", atNew: true, want: `trace.csv line 1: no header: want a first line at_ns,key,cost`},
 		// JSON lines: line numbers count blank lines too.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Arrival is one request: At is the instant since the run's start (virtual
@@ -38,7 +39,7 @@ type Stream interface {
 
 // ErrInvalid is wrapped by every error from Spec.Validate and New, so callers
 // test with errors.Is. The wrapping error names the bad field, in one line.
-var ErrInvalid = errors.New("workload: invalid spec")
+var ErrInvalid = errors.New("invalid workload")
 
 // Defaults used when a Spec field is zero.
 const (
@@ -131,10 +132,26 @@ const (
 	AlignFirstRequest = "first-request"
 )
 
-// invalid returns an error wrapping ErrInvalid: "workload: invalid spec:
-// FIELD VALUE MESSAGE".
+// invalid returns an error wrapping ErrInvalid: "invalid workload:
+// FIELD VALUE MESSAGE", FIELD in snake case (burst_size), as scenario
+// files and result.json name it.
 func invalid(field string, value any, format string, args ...any) error {
-	return fmt.Errorf("%w: %s %v %s", ErrInvalid, field, value, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w: %s %v %s", ErrInvalid, snake(field), value, fmt.Sprintf(format, args...))
+}
+
+// snake is a Spec field's name in snake case: BurstSize is burst_size.
+func snake(field string) string {
+	var b strings.Builder
+	for i, r := range field {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // Validate reports whether s is a valid Spec for its generator, after the

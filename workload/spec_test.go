@@ -104,7 +104,7 @@ func TestValidateInvalid(t *testing.T) {
 					t.Fatalf("error %v, want one wrapping ErrInvalid", err)
 				}
 				msg := err.Error()
-				if !strings.HasPrefix(msg, "workload: invalid spec: "+tt.field+" ") {
+				if !strings.HasPrefix(msg, "invalid workload: "+snake(tt.field)+" ") {
 					t.Errorf("error %q does not name the field %s first", msg, tt.field)
 				}
 				if strings.Contains(msg, "\n") {

@@ -107,12 +107,13 @@ func Names() []string {
 	return names
 }
 
-// Lookup returns the entry called name, or an error listing the names.
+// Lookup returns the entry called name, in any case, or an error listing
+// the names.
 func Lookup(name string) (Entry, error) {
 	for _, e := range Entries() {
-		if e.Name == name {
+		if strings.EqualFold(e.Name, name) {
 			return e, nil
 		}
 	}
-	return Entry{}, fmt.Errorf("all: unknown algorithm %q (known: %s)", name, strings.Join(Names(), ", "))
+	return Entry{}, fmt.Errorf("unknown algorithm %q (algorithms: %s)", name, strings.Join(Names(), ", "))
 }

@@ -30,7 +30,7 @@ import (
 // what it cannot run (an unknown scheme, a malformed URL, an algorithm the
 // backend does not implement, a server-clock limiter in virtual time): a
 // usage error, unlike a backend that cannot be reached (algorithms.ErrBackend).
-var ErrBad = errors.New("backend: bad backend")
+var ErrBad = errors.New("bad backend")
 
 // Backend kinds, as Target.Backend and result.json's "backend" name them.
 const (
@@ -223,7 +223,7 @@ func Targets(names []string, p algorithms.Policy, keys, replicas int, backend st
 		return targets, func() error { return nil }, err
 	}
 	if p, err = p.Validate(); err != nil {
-		return nil, nil, fmt.Errorf("backend: %w", err)
+		return nil, nil, fmt.Errorf("%w", err)
 	}
 	if names, err = backendNames(b.Kind, names, opts); err != nil {
 		return nil, nil, err
@@ -321,7 +321,7 @@ func redisTargets(b Parsed, names []string, p algorithms.Policy, replicas int, o
 	defer cancel()
 	if err := client.Ping(ctx).Err(); err != nil {
 		client.Close()
-		return nil, nil, fmt.Errorf("backend: %s: %w: %w", b.Display, algorithms.ErrBackend, err)
+		return nil, nil, fmt.Errorf("%s: %w: %w", b.Display, algorithms.ErrBackend, err)
 	}
 	ropts := redis.Options{Timeout: opts.Timeout, ServerTime: opts.ServerTime}
 	var batcher *redis.Batcher
@@ -345,7 +345,7 @@ func redisTargets(b Parsed, names []string, p algorithms.Policy, replicas int, o
 		}
 		if _, err := newLimiter(); err != nil { // a policy Redis cannot keep exact
 			closeAll()
-			return nil, nil, fmt.Errorf("backend: %w", err)
+			return nil, nil, fmt.Errorf("%w", err)
 		}
 		targets = append(targets, bench.Target{
 			Name: name, Backend: b.Kind, Replicas: replicas, Theory: theory(name, p),
@@ -359,7 +359,7 @@ func redisTargets(b Parsed, names []string, p algorithms.Policy, replicas int, o
 func sqliteTargets(b Parsed, names []string, p algorithms.Policy, replicas int, opts Options, fresh bool) ([]bench.Target, func() error, error) {
 	db, err := sqlite.Open(b.Path, 0)
 	if err != nil {
-		return nil, nil, fmt.Errorf("backend: %w", err)
+		return nil, nil, fmt.Errorf("%w", err)
 	}
 	scope := opts.Prefix + ":fixed-window"
 	var mu sync.Mutex

@@ -14,10 +14,10 @@ var (
 	// ErrBadRequest is wrapped by every error of New: about what Config
 	// asks to send (a URL, method, header or key header that cannot be
 	// sent) or how (a client, bound or duration out of range).
-	ErrBadRequest = errors.New("httpexec: bad request")
+	ErrBadRequest = errors.New("bad request")
 	// ErrUnreachable is wrapped by Check's error when the server cannot be
 	// connected to.
-	ErrUnreachable = errors.New("httpexec: cannot connect")
+	ErrUnreachable = errors.New("cannot connect")
 	// ErrAborted is wrapped by Response.Err of the requests that Abort
 	// ended or refused (Kind Canceled).
 	ErrAborted = errors.New("httpexec: aborted")

@@ -55,7 +55,7 @@ type attackFlags struct {
 	maxArrivals                                               float64
 	seed                                                      uint64
 	honor, noReport, insecure, connsSet, durationSet, noTrace bool
-	keysSet                                                   bool
+	keysSet, rateSet                                          bool
 	phase                                                     phaseFlags
 	shard                                                     shardFlags
 	checks                                                    checksFlag
@@ -88,7 +88,8 @@ func (f *attackFlags) register(fs *flag.FlagSet) {
 	fs.Int64Var(&f.limit, "limit", 0, "the server's limit L, for the report (default: from its RateLimit-Policy header)")
 	durationVar(fs, &f.window, "window", 0, "the server's window W (default: from its RateLimit-Policy header)")
 	fs.Int64Var(&f.burst, "burst", 0, "the server's burst B (default: L)")
-	fs.StringVar(&f.algo, "algo", "", "the server's algorithm, for the theory in the report (default: unknown)")
+	fs.StringVar(&f.algo, "algo", "", "the server's algorithm, any case, for the theory in the report (default: unknown)")
+	aliasVar(fs, "algos", "algo")
 	fs.StringVar(&f.rejectStatus, "reject-status", "429", "comma-separated statuses that mean rejected by the limiter, e.g. 429,503; other non-2xx statuses are errors")
 	fs.StringVar(&f.client, "client", "", "HTTP client: fasthttp (HTTP/1.1, http only; the default for http) or net/http (the default for https; HTTP/2)")
 	fs.BoolVar(&f.insecure, "insecure", false, "do not verify the server's TLS certificate")
@@ -125,6 +126,13 @@ type attack struct {
 // them and no -keys, makes -keys one per address; every error is a usage
 // error.
 func (f *attackFlags) check() error {
+	var err error
+	if f.algo, err = oneAlgo(f.algo); err != nil {
+		return err
+	}
+	if f.workload, err = workloadName(f.workload); err != nil {
+		return err
+	}
 	replay := strings.HasPrefix(f.workload, "replay:")
 	f.sources = nil
 	if f.sourceAddrs != "" {
@@ -174,12 +182,7 @@ func (f *attackFlags) check() error {
 	case f.rate == 0 && !slices.Contains([]string{"constant", "poisson", "zipf"}, f.workload):
 		return usagef("a closed loop (-rate 0) takes only its keys from a workload: constant, poisson or zipf, not %s", f.workload)
 	}
-	if f.algo != "" {
-		if _, err := all.Lookup(f.algo); err != nil {
-			return usageError{err}
-		}
-	}
-	_, err := parseStatuses(f.rejectStatus)
+	_, err = parseStatuses(f.rejectStatus)
 	return err
 }
 
@@ -242,7 +245,7 @@ func (f *attackFlags) plan(ctx context.Context) (*attack, error) {
 		return nil, err
 	}
 	if err := spec.Validate(); err != nil {
-		return nil, usageError{err}
+		return nil, workloadError(err)
 	}
 	info, _, err := inspect(ctx, &spec, bounds{maxKeys: f.maxKeys, maxArrivals: f.maxArrivals, closed: f.rate == 0})
 	if err != nil {
@@ -260,7 +263,7 @@ func (f *attackFlags) plan(ctx context.Context) (*attack, error) {
 		return nil, usageError{err}
 	}
 	a := &attack{client: client, url: f.url, method: cmpOr(f.method, http.MethodGet), keyHeader: f.keyHeader, algo: f.algo,
-		shard: sh, warnings: sh.balance(spec), checks: f.checks}
+		shard: sh, warnings: append(sh.balance(spec), rateUnused(spec, f.rateSet && f.rate > 0)...), checks: f.checks}
 	a.reject, _ = parseStatuses(f.rejectStatus) // checked
 	a.cfg = bench.LiveConfig{
 		Config:      bench.Config{Policy: algorithms.Policy{Limit: f.limit, Window: f.window, Burst: f.burst}, Workload: spec, Span: info.Span},
@@ -280,14 +283,21 @@ func (f *attackFlags) plan(ctx context.Context) (*attack, error) {
 
 func (e *env) attackCommand() *command {
 	c := &command{name: "attack", summary: "load-test an HTTP endpoint in an open loop and write result.json and a report",
-		fs: flag.NewFlagSet("attack", flag.ContinueOnError)}
+		usage: "ratebench attack -url URL [-rate R] [-duration D] [-workload W] [-connections N] [-check COND] [-out DIR]",
+		examples: []string{
+			"ratebench attack -url http://127.0.0.1:8080/ -rate 300 -duration 10s",
+			"ratebench attack -url http://127.0.0.1:8080/ -workload boundary -limit 100 -window 1s",
+			"ratebench attack -url http://127.0.0.1:8080/ -check 'rejected_pct>=20, p99<50ms'   # exit 1 when one fails",
+		},
+		notes: checkHelp(),
+		fs:    flag.NewFlagSet("attack", flag.ContinueOnError)}
 	var f attackFlags
 	f.register(c.fs)
 	c.run = func(ctx context.Context, args []string) error {
 		if len(args) > 0 {
 			return usagef("unexpected argument %q", args[0])
 		}
-		f.connsSet, f.durationSet, f.keysSet = isSet(c.fs, "connections"), isSet(c.fs, "duration"), isSet(c.fs, "keys")
+		f.connsSet, f.durationSet, f.keysSet, f.rateSet = isSet(c.fs, "connections"), isSet(c.fs, "duration"), isSet(c.fs, "keys"), isSet(c.fs, "rate")
 		a, err := f.plan(ctx)
 		if err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
@@ -37,10 +38,34 @@ func (b *backendFlags) check() error {
 		return usagef("-backend-timeout %v must be > 0", b.timeout)
 	}
 	if _, err := backend.Parse(b.backend); err != nil {
-		return usageError{err}
+		return usagef("-backend: %v%s", err, backendHint(b.backend))
 	}
 	return nil
 }
+
+// unreachable is a backend that could not be reached before the run, as
+// bad input (exit 2): "-backend URL cannot be reached: WHY", the URL
+// once, without its password.
+func unreachable(value string, err error) error {
+	why := err.Error()
+	if op := (*net.OpError)(nil); errors.As(err, &op) {
+		why = op.Err.Error() // the dial error repeats the address
+	}
+	display := value
+	if p, perr := backend.Parse(value); perr == nil {
+		display = p.Display
+	}
+	return usageError{reworded{fmt.Sprintf("-backend %s cannot be reached: %s", display, why), err}}
+}
+
+// reworded is err with a message of the user's words instead of its own.
+type reworded struct {
+	msg string
+	err error
+}
+
+func (r reworded) Error() string { return r.msg }
+func (r reworded) Unwrap() error { return r.err }
 
 // shared reports whether the state lives outside the process (Redis,
 // SQLite); false for memory or a backend that does not parse.
@@ -50,9 +75,9 @@ func (b *backendFlags) shared() bool {
 }
 
 // targets builds the targets on the chosen backend, the in-memory ones
-// sized for keys keys within the bounds. Bad values are usage errors
-// (exit 2); an unreachable backend is a plain error (exit 1). Nothing is
-// written before it returns.
+// sized for keys keys within the bounds. Bad values and an unreachable
+// backend are usage errors (exit 2): both are found before the run, and
+// nothing is written before it returns.
 func (b *backendFlags) targets(names []string, p algorithms.Policy, keys, replicas int, live bool, workers int, bd bounds) ([]bench.Target, func() error, error) {
 	if err := b.check(); err != nil {
 		return nil, nil, err
@@ -64,7 +89,7 @@ func (b *backendFlags) targets(names []string, p algorithms.Policy, keys, replic
 	case err == nil:
 		return targets, closeFn, nil
 	case errors.Is(err, algorithms.ErrBackend):
-		return nil, nil, fmt.Errorf("-backend %s: %w", b.backend, err)
+		return nil, nil, unreachable(b.backend, err)
 	default: // bad URL, unknown algorithm, invalid policy, too many keys
 		return nil, nil, usageError{err}
 	}

@@ -25,8 +25,9 @@ func TestBackendFlagErrors(t *testing.T) {
 		{"zero timeout", []string{"-backend-timeout", "0s"}, 2, "-backend-timeout"},
 		{"prefix in memory", []string{"-prefix", "team-a"}, 2, "-prefix"},
 		{"sim shards on redis", []string{"-backend", "redis://127.0.0.1:1", "-algos", "gcra", "-shard", "1/3"}, 2, "sim shards"},
-		// Port 1 on loopback refuses at once: a failure, not bad input.
-		{"unreachable redis", []string{"-backend", "redis://127.0.0.1:1", "-algos", "gcra", "-backend-timeout", "200ms"}, 1, "redis"},
+		// Port 1 on loopback refuses at once: found before the run, so bad
+		// input, as an unreachable -url is.
+		{"unreachable redis", []string{"-backend", "redis://127.0.0.1:1", "-algos", "gcra", "-backend-timeout", "200ms"}, 2, "cannot be reached"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
@@ -37,7 +36,11 @@ var why = map[string]string{
 }
 
 func (e *env) boundaryCommand() *command {
-	c := &command{name: "boundary", summary: "run the window-boundary attack on every in-memory algorithm and explain the result", fs: flag.NewFlagSet("boundary", flag.ContinueOnError)}
+	c := &command{name: "boundary", summary: "run the window-boundary attack on every in-memory algorithm and explain the result",
+		examples: []string{
+			"ratebench boundary                                 # fixed-window lets 2x its limit through at the edge",
+			"ratebench boundary -algos fixed-window,sliding-log -limit 50 -window 500ms",
+		}, fs: flag.NewFlagSet("boundary", flag.ContinueOnError)}
 	var (
 		limit, burst int64
 		window       time.Duration
@@ -51,7 +54,8 @@ func (e *env) boundaryCommand() *command {
 	durationVar(c.fs, &window, "window", time.Second, "window W")
 	c.fs.Int64Var(&burst, "burst", 0, "burst B (default: L)")
 	c.fs.IntVar(&windows, "windows", 10, "length of the run in windows")
-	c.fs.StringVar(&algos, "algos", "", "comma-separated algorithms (default: every in-memory one)")
+	c.fs.StringVar(&algos, "algos", "", "comma-separated algorithms, any case (default: every in-memory one)")
+	aliasVar(c.fs, "algo", "algos")
 	c.fs.StringVar(&out, "out", "", "output folder (default results/<timestamp>-boundary)")
 	c.fs.BoolVar(&noReport, "no-report", false, "write result.json only")
 	c.run = func(ctx context.Context, args []string) error {
@@ -70,7 +74,9 @@ func (e *env) boundaryCommand() *command {
 			names = inMemoryNames()
 		}
 		if algos != "" {
-			names = strings.Split(algos, ",")
+			if names, err = algoNames(algos); err != nil {
+				return err
+			}
 		}
 		if p.Window > math.MaxInt64/time.Duration(windows) {
 			return usagef("-windows %d of %v is too long a run", windows, p.Window)

@@ -48,7 +48,7 @@ func TestBadInputExits2WithOneLineAndNoFolder(t *testing.T) {
 		{"trace of a scenario", []string{"run", "-scenario", "default", "-trace"}, "-trace"},
 		{"prefix of a scenario", []string{"run", "-scenario", "default", "-prefix", "p"}, "-prefix"},
 		{"edge offset off boundary", []string{"run", "-workload", "poisson", "-edge-offset", "1ms"}, "-edge-offset"},
-		{"edge offset of a window", []string{"run", "-workload", "boundary", "-edge-offset", "1s"}, "EdgeOffset"},
+		{"edge offset of a window", []string{"run", "-workload", "boundary", "-edge-offset", "1s"}, "-edge-offset 1s must be less than window 1s"},
 		{"probe without a URL", []string{"probe"}, "-url"},
 		{"probe align", []string{"probe", "-url", "http://127.0.0.1:1/", "-align", "midnight"}, "-align"},
 		{"probe edge offset of a window", []string{"probe", "-url", "http://127.0.0.1:1/", "-window", "1s", "-edge-offset", "1s"}, "-edge-offset"},
@@ -56,7 +56,7 @@ func TestBadInputExits2WithOneLineAndNoFolder(t *testing.T) {
 		{"probe too few requests", []string{"probe", "-url", "http://127.0.0.1:1/", "-max-requests", "10"}, "-max-requests"},
 		{"probe expects no model", []string{"probe", "-url", "http://127.0.0.1:1/", "-expect", "gcar 100/1s"}, "-expect"},
 		{"probe expects a bad rate", []string{"probe", "-url", "http://127.0.0.1:1/", "-expect", "100/soon"}, "-expect"},
-		{"unknown align", []string{"run", "-workload", "boundary", "-align", "noon"}, "Align"},
+		{"unknown align", []string{"run", "-workload", "boundary", "-align", "noon"}, `-align "noon" is not epoch or first-request`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -11,6 +11,10 @@ import (
 
 func (e *env) compareCommand() *command {
 	c := &command{name: "compare", summary: "render two run folders side by side with their differences (compare.html)",
+		usage: "ratebench compare A B [-out DIR]",
+		examples: []string{
+			"ratebench compare results/sim-gcra results/attack-gcra     # does the service do what the simulation said?",
+		},
 		fs: flag.NewFlagSet("compare", flag.ContinueOnError)}
 	out := c.fs.String("out", "", "output folder (default: compare-<A>-vs-<B> beside A)")
 	c.run = func(ctx context.Context, args []string) error {

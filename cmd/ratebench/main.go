@@ -60,32 +60,15 @@ func interruptedStatus(ctx context.Context) int {
 }
 
 // command is one subcommand: its flags and what it does with the rest.
-// usage and examples, when set, open its -h.
+// usage, examples and notes, when set, are part of its -h.
 type command struct {
 	name     string
 	summary  string
 	usage    string
 	examples []string
+	notes    []string // said after the flags
 	fs       *flag.FlagSet
 	run      func(ctx context.Context, args []string) error
-}
-
-// printHelp writes c's help: its usage line, what it does, examples, and
-// its flags.
-func (c *command) printHelp(w io.Writer) {
-	if c.usage != "" {
-		fmt.Fprintf(w, "usage: %s\n\n", c.usage)
-	}
-	fmt.Fprintf(w, "ratebench %s: %s\n", c.name, c.summary)
-	if len(c.examples) > 0 {
-		fmt.Fprintln(w, "\nexamples:")
-		for _, x := range c.examples {
-			fmt.Fprintf(w, "  %s\n", x)
-		}
-		fmt.Fprintln(w, "\nflags:")
-	}
-	c.fs.SetOutput(w)
-	c.fs.PrintDefaults()
 }
 
 // env is what commands write to; tests replace it.
@@ -112,6 +95,8 @@ func (e *env) commands() []*command {
 		e.attackCommand(),
 		e.fitCommand(),
 		e.probeCommand(),
+		e.versionCommand(),
+		e.helpCommand(),
 	}
 }
 
@@ -139,62 +124,63 @@ func main() {
 // main runs one command and returns the exit status: 0, 1 for a failure,
 // 2 for bad input.
 func (e *env) main(ctx context.Context, args []string) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
 		e.help()
 		if len(args) == 0 {
 			return 2
 		}
 		return 0
 	}
-	for _, c := range e.commands() {
-		if c.name != args[0] {
-			continue
-		}
-		c.fs.SetOutput(io.Discard)
-		if err := c.fs.Parse(args[1:]); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				c.printHelp(e.stdout)
-				return 0
-			}
-			fmt.Fprintf(e.stderr, "ratebench %s: %v\n", c.name, err)
-			return 2
-		}
-		err := c.run(ctx, c.fs.Args())
-		switch {
-		case err == nil:
-			return 0
-		case errors.Is(err, errInterrupted):
-			// The command said where it wrote what ran; a failure
-			// besides (e.g. writing it) comes wrapped.
-			if err != errInterrupted {
-				fmt.Fprintf(e.stderr, "ratebench %s: %v\n", c.name, err)
-			}
-			return interruptedStatus(ctx)
-		case ctx.Err() != nil && errors.Is(err, context.Canceled):
-			// Stopped while getting ready (reading a trace, connecting):
-			// nothing ran, nothing was written.
-			fmt.Fprintf(e.stderr, "ratebench %s: interrupted before the run: nothing written\n", c.name)
-			return interruptedStatus(ctx)
-		}
-		fmt.Fprintf(e.stderr, "ratebench %s: %v\n", c.name, err)
-		if errors.As(err, new(usageError)) {
-			return 2
-		}
-		if st := (exitStatus{}); errors.As(err, &st) {
-			return st.code
-		}
-		return 1
+	c, err := e.lookupCommand(args[0])
+	if err != nil {
+		fmt.Fprintf(e.stderr, "ratebench: %v\n", err)
+		return 2
 	}
-	fmt.Fprintf(e.stderr, "ratebench: unknown command %q (try ratebench help)\n", args[0])
-	return 2
+	c.fs.SetOutput(io.Discard)
+	if err := c.fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			c.printHelp(e.stdout)
+			return 0
+		}
+		fmt.Fprintf(e.stderr, "ratebench %s: %v\n", c.name, flagError(c.fs, err))
+		return 2
+	}
+	err = c.run(ctx, c.fs.Args())
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errInterrupted):
+		// The command said where it wrote what ran; a failure
+		// besides (e.g. writing it) comes wrapped.
+		if err != errInterrupted {
+			fmt.Fprintf(e.stderr, "ratebench %s: %v\n", c.name, err)
+		}
+		return interruptedStatus(ctx)
+	case ctx.Err() != nil && errors.Is(err, context.Canceled):
+		// Stopped while getting ready (reading a trace, connecting):
+		// nothing ran, nothing was written.
+		fmt.Fprintf(e.stderr, "ratebench %s: interrupted before the run: nothing written\n", c.name)
+		return interruptedStatus(ctx)
+	}
+	fmt.Fprintf(e.stderr, "ratebench %s: %v\n", c.name, err)
+	if errors.As(err, new(usageError)) {
+		return 2
+	}
+	if st := (exitStatus{}); errors.As(err, &st) {
+		return st.code
+	}
+	return 1
 }
 
+// help is ratebench's own help: its commands and exit statuses.
 func (e *env) help() {
 	fmt.Fprintln(e.stdout, "usage: ratebench COMMAND [flags]\n\ncommands:")
 	for _, c := range e.commands() {
 		fmt.Fprintf(e.stdout, "  %-9s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(e.stdout, "\nratebench COMMAND -h shows a command's flags.")
-	fmt.Fprintln(e.stdout, "\nexit status: 0 done; 1 a failure, or probe -expect contradicted; 2 bad input, nothing written;\n"+
-		"3 probe -expect could not tell; 130 or 143 interrupted by SIGINT or SIGTERM, after writing what ran.")
+	fmt.Fprintln(e.stdout, "\nratebench help COMMAND (or ratebench COMMAND -h) shows a command's usage, examples and flags.\n"+
+		"Names of commands, algorithms and workloads are case-insensitive.")
+	fmt.Fprintln(e.stdout, "\nexit status: 0 done; 1 a failure during the run, a -check failed, or probe -expect contradicted;\n"+
+		"2 bad input (flags, names, files, an unreachable URL or backend), nothing written; 3 probe -expect\n"+
+		"could not tell; 130 or 143 interrupted by SIGINT or SIGTERM, after writing what ran.")
 }

@@ -19,7 +19,13 @@ import (
 
 func (e *env) mergeCommand() *command {
 	c := &command{name: "merge", summary: "merge run folders made on several machines (sums, HDR merge) into -out and render it; when every folder has its requests.csv, also the traces, on one clock, for the exact most admitted in any W",
-		fs: flag.NewFlagSet("merge", flag.ContinueOnError)}
+		usage: "ratebench merge DIR... -out DIR [-check COND]",
+		examples: []string{
+			"ratebench merge results/host-a results/host-b -out results/all",
+			"ratebench merge results/shard-* -out results/all -check 'burst_ratio<=1.05'",
+		},
+		notes: checkHelp(),
+		fs:    flag.NewFlagSet("merge", flag.ContinueOnError)}
 	out := c.fs.String("out", "", "output folder (required; not one of the inputs, nor inside or above one)")
 	var checks checksFlag
 	checks.register(c.fs)

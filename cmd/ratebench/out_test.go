@@ -121,11 +121,11 @@ func TestOutUnwritable(t *testing.T) {
 	if code != 2 || time.Since(start) > 2*time.Second {
 		t.Errorf("exit %d after %v: %s; want 2 at once", code, time.Since(start), stderr)
 	}
-	// A run that fails to start (no Redis there) leaves no folder behind,
-	// however deep the check made it.
+	// A run that fails to start (no Redis there: bad input, found before
+	// the run) leaves no folder behind, however deep the check made it.
 	code, _, stderr = runCLI(t, dir, "run", "-algos", "gcra", "-backend", "redis://127.0.0.1:1", "-backend-timeout", "100ms",
 		"-out", filepath.Join(dir, "new", "deep", "out"))
-	if code != 1 {
+	if code != 2 {
 		t.Errorf("unreachable backend: exit %d: %s", code, stderr)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {

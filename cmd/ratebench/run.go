@@ -35,7 +35,7 @@ type runFlags struct {
 	keys, replicas, workers, maxInFlight, burstSize int
 	maxKeys                                         int
 	seed                                            uint64
-	noReport, durationSet, trace                    bool
+	noReport, durationSet, rateSet, trace           bool
 	backend                                         backendFlags
 	phase                                           phaseFlags
 	shard                                           shardFlags
@@ -43,7 +43,8 @@ type runFlags struct {
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.algos, "algos", "", "comma-separated algorithms (default: all; see ratebench list)")
+	fs.StringVar(&f.algos, "algos", "", "comma-separated algorithms, any case (default: all; see ratebench list)")
+	aliasVar(fs, "algo", "algos")
 	fs.StringVar(&f.workload, "workload", "poisson", "workload: "+strings.Join(workload.Names(), ", ")+" (replay:FILE)")
 	fs.Float64Var(&f.rate, "rate", 0, "arrivals per second (default: 1.5x the limit)")
 	fs.Float64Var(&f.rateEnd, "rate-end", 0, "ramp: final rate (default: 3x the limit)")
@@ -101,6 +102,18 @@ func (f *runFlags) bounds() (bounds, error) {
 	return b, nil
 }
 
+// canonical puts -algos and -workload in their own names, refusing
+// unknown ones with the closest.
+func (f *runFlags) canonical() error {
+	names, err := algoNames(f.algos)
+	if err != nil {
+		return err
+	}
+	f.algos = strings.Join(names, ",")
+	f.workload, err = workloadName(f.workload)
+	return err
+}
+
 // policy validates the policy flags.
 func (f *runFlags) policy() (algorithms.Policy, error) {
 	p, err := algorithms.Policy{Limit: f.limit, Window: f.window, Burst: f.burst}.Validate()
@@ -118,8 +131,8 @@ func (f *runFlags) policy() (algorithms.Policy, error) {
 func (f *runFlags) spec(p algorithms.Policy) (workload.Spec, error) {
 	replay := strings.HasPrefix(f.workload, "replay:")
 	switch {
-	case math.IsNaN(f.rate) || math.IsInf(f.rate, 0) || f.rate < 0:
-		return workload.Spec{}, usagef("-rate %v must be a positive number", f.rate)
+	case math.IsNaN(f.rate) || math.IsInf(f.rate, 0) || f.rate < 0 || (f.rate == 0 && f.rateSet):
+		return workload.Spec{}, usagef("-rate %v must be a positive number of arrivals per second (leave it out for 1.5x the limit)", f.rate)
 	case f.duration <= 0 && (!replay || f.durationSet):
 		return workload.Spec{}, usagef("-duration %v must be > 0", f.duration)
 	case f.keys < 1:
@@ -158,7 +171,7 @@ func inspect(ctx context.Context, s *workload.Spec, b bounds) (info workload.Inf
 	info, err = workload.Inspect(ctx, *s, b.maxKeys)
 	switch {
 	case errors.Is(err, workload.ErrInvalid):
-		return info, 0, usageError{err}
+		return info, 0, workloadError(err)
 	case err != nil:
 		return info, 0, err
 	case info.Arrivals > b.maxArrivals && !b.closed:
@@ -270,11 +283,22 @@ func (f *runFlags) plan(ctx context.Context) (measured, func() error, error) {
 		seed:     f.seed,
 		noReport: f.noReport,
 		trace:    f.trace,
-		warnings: append(costWarnings(names, f.cost, p), sh.balance(s)...),
+		warnings: append(append(costWarnings(names, f.cost, p), sh.balance(s)...), rateUnused(s, f.rateSet)...),
 		shard:    sh,
 		checks:   f.checks,
 	}
 	return m, closeFn, nil
+}
+
+// rateUnused is a warning when -rate was given to a workload that sets
+// its own arrivals (boundary, bursts of -burst-size, a replay), which
+// would otherwise pass in silence.
+func rateUnused(s workload.Spec, rateSet bool) []string {
+	p := s.Params()
+	if _, uses := p["rate"]; uses || !rateSet {
+		return nil
+	}
+	return []string{fmt.Sprintf("-rate %g is not used: the %s workload sets its own arrivals", s.Rate, p["name"])}
 }
 
 // sharedState checks -prefix against the backend and the shard, and names
@@ -297,14 +321,24 @@ func (f *runFlags) sharedState(sh shardRun) error {
 }
 
 func (e *env) runCommand() *command {
-	c := &command{name: "run", summary: "drive algorithms with a workload and write result.json and a report", fs: flag.NewFlagSet("run", flag.ContinueOnError)}
+	c := &command{name: "run", summary: "drive algorithms with a workload and write result.json and a report",
+		usage: "ratebench run [-algos A,B] [-workload W] [-limit L -window W] [-mode sim|live] [-check COND] [-out DIR]",
+		examples: []string{
+			"ratebench run -algos gcra,fixed-window -workload boundary        # the 2x at a window edge",
+			"ratebench run -scenario default                                   # every algorithm, four workloads (make run)",
+			"ratebench run -algos gcra -mode live -backend redis://127.0.0.1:6379 -check 'p99<2ms'",
+		},
+		notes: checkHelp(), fs: flag.NewFlagSet("run", flag.ContinueOnError)}
 	var f runFlags
 	f.register(c.fs)
 	c.run = func(ctx context.Context, args []string) error {
 		if len(args) > 0 {
 			return usagef("unexpected argument %q", args[0])
 		}
-		f.durationSet = isSet(c.fs, "duration")
+		f.durationSet, f.rateSet = isSet(c.fs, "duration"), isSet(c.fs, "rate")
+		if err := f.canonical(); err != nil {
+			return err
+		}
 		if f.scenario != "" {
 			if f.mode != "sim" {
 				return usagef("-scenario runs in sim mode only; drop -mode %s", f.mode)

@@ -75,7 +75,8 @@ type serveFlags struct {
 func (f *serveFlags) register(fs *flag.FlagSet) {
 	f.timeouts = defaultServeTimeouts
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "listen on HOST:PORT (port 0: any free port; the log's first line names it)")
-	fs.StringVar(&f.algo, "algo", "gcra", "algorithm limiting each key (see ratebench list)")
+	fs.StringVar(&f.algo, "algo", "gcra", "algorithm limiting each key, any case (see ratebench list)")
+	aliasVar(fs, "algos", "algo")
 	fs.Int64Var(&f.limit, "limit", 100, "limit L: requests per window, per key")
 	durationVar(fs, &f.window, "window", time.Second, "window W")
 	fs.Int64Var(&f.burst, "burst", 0, "burst B (default: L)")
@@ -184,7 +185,7 @@ func (f *serveFlags) limiter(p algorithms.Policy) (algorithms.Limiter, func() er
 	targets, closeFn, err := backend.Targets([]string{e.Name}, p, 1, 1, f.backend, opts)
 	switch {
 	case errors.Is(err, algorithms.ErrBackend):
-		return nil, nil, fmt.Errorf("-backend %s: %w", b.Display, err)
+		return nil, nil, unreachable(f.backend, err)
 	case err != nil:
 		return nil, nil, usageError{err}
 	}
@@ -263,6 +264,10 @@ func parseKey(s string) (httplimit.KeyFunc, error) {
 
 func (e *env) serveCommand() *command {
 	c := &command{name: "serve", summary: "serve a demo endpoint behind the rate-limit middleware, logging admitted and rejected per second",
+		examples: []string{
+			"ratebench serve -algo gcra -limit 100 -window 1s -addr 127.0.0.1:8080",
+			"ratebench serve -algo fixed-window -backend redis://127.0.0.1:6379   # replicas sharing one quota",
+		},
 		fs: flag.NewFlagSet("serve", flag.ContinueOnError)}
 	var f serveFlags
 	f.register(c.fs)
@@ -271,6 +276,11 @@ func (e *env) serveCommand() *command {
 			return usagef("unexpected argument %q", args[0])
 		}
 		f.wrap = e.wrapLimiter
+		algo, err := oneAlgo(f.algo)
+		if err != nil {
+			return err
+		}
+		f.algo = cmpOr(algo, "gcra")
 		mw, closeFn, err := f.middleware()
 		if err != nil {
 			return err
