@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strconv"
 
+	"github.com/ratebench/ratebench/algorithms/all"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
@@ -37,8 +39,8 @@ const (
 // gonum/plot, so rendering needs no system fonts.
 var sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
 
-// palette gives each run a colour that stays the same on every chart of a
-// page: fourteen, one per built-in algorithm, none of them grey (grey
+// palette gives each algorithm a colour that stays the same on every
+// chart of every page (see styleFor): fourteen, none of them grey (grey
 // draws rejections and theory). Past its end colours repeat with a
 // dash-dot pattern.
 var palette = []color.RGBA{
@@ -80,11 +82,40 @@ type style struct {
 	dashes []vg.Length
 }
 
-// styleOf returns the style of the i-th run: a colour of its own, and
+// styleOf returns the style of the i-th colour: a colour of its own, and
 // past the palette's end a colour again with a dash-dot pattern.
 func styleOf(i int) style {
 	s := style{color: palette[i%len(palette)]}
 	if i >= len(palette) {
+		s.dashes = dashDot
+	}
+	return s
+}
+
+// algorithmOrder fixes each algorithm's colour on every page: its place
+// among the built-in algorithms, then the HTTP run's.
+var algorithmOrder = append(all.Names(), "redis-rate", "http")
+
+// styleFor returns the style of a run of algorithm, the same on every
+// page; nth > 0 for a second run of the same algorithm in one result (its
+// replicas, or another backend), which is dotted, a third dash-dotted.
+// An algorithm not built in takes the colours after the built-in ones, in
+// the order first seen (extra counts them).
+func styleFor(algorithm string, nth int, extra map[string]int) style {
+	i := slices.Index(algorithmOrder, algorithm)
+	if i < 0 {
+		n, ok := extra[algorithm]
+		if !ok {
+			n = len(extra)
+			extra[algorithm] = n
+		}
+		i = len(algorithmOrder) + n
+	}
+	s := styleOf(i)
+	switch {
+	case nth == 1:
+		s.dashes = dotted
+	case nth > 1:
 		s.dashes = dashDot
 	}
 	return s

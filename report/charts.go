@@ -27,12 +27,15 @@ type curve struct {
 	run   *result.Run
 }
 
-// curvesOf returns one curve per run of r, coloured by position.
+// curvesOf returns one curve per run of r, coloured by its algorithm.
 func curvesOf(r *result.Result) []curve {
 	names := r.Labels()
 	out := make([]curve, len(r.Runs))
+	seen, extra := map[string]int{}, map[string]int{}
 	for i := range r.Runs {
-		out[i] = curve{label: names[i], style: styleOf(i), run: &r.Runs[i]}
+		algo := r.Runs[i].Algorithm
+		out[i] = curve{label: names[i], style: styleFor(algo, seen[algo], extra), run: &r.Runs[i]}
+		seen[algo]++
 	}
 	return out
 }
@@ -42,12 +45,13 @@ func curvesOf(r *result.Result) []curve {
 func runCharts(r *result.Result) ([]chart, error) {
 	cs := curvesOf(r)
 	sides := []side{{curves: cs, policy: r.Policy, end: workloadEnd(r)}}
-	jobs := []func() (chart, error){
-		func() (chart, error) { return rateChart(AdmittedRateFile, sides) },
-	}
+	// A boundary run leads with the window edge, where its finding is;
+	// its rate per second bin averages the 2L away.
+	var jobs []func() (chart, error)
 	if isBoundary(r) {
 		jobs = append(jobs, func() (chart, error) { return boundaryChart(cs, r.Policy, nsParam(r.Workload["edge_ns"])) })
 	}
+	jobs = append(jobs, func() (chart, error) { return rateChart(AdmittedRateFile, sides) })
 	if r.Policy.Limit > 0 { // else no limit to be a multiple of
 		jobs = append(jobs, func() (chart, error) { return burstChart(BurstRatioFile, sides) })
 	}

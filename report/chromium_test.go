@@ -68,7 +68,9 @@ const probe = `<script>
     var pre = document.createElement("pre");
     pre.id = "probe";
     pre.style.display = "none";
-    pre.textContent = JSON.stringify({width: window.innerWidth, images: document.images.length, bad: bad, errors: errors, wide: wide, figures: figs});
+    var finding = document.querySelector("p.finding");
+    pre.textContent = JSON.stringify({width: window.innerWidth, images: document.images.length, bad: bad, errors: errors, wide: wide, figures: figs,
+      findingBottom: finding && finding.textContent.trim() ? finding.getBoundingClientRect().bottom : -1});
     document.body.appendChild(pre);
   });
 })();
@@ -134,12 +136,15 @@ func tail(s string, n int) string {
 
 // probed is what the probe found on a page.
 type probed struct {
-	Width   int
-	Images  int
-	Bad     []string
-	Errors  []string
-	Wide    []string
-	Figures []struct {
+	Width int
+	// FindingBottom is where the page's finding ends, in px from the top
+	// (-1: none).
+	FindingBottom float64
+	Images        int
+	Bad           []string
+	Errors        []string
+	Wide          []string
+	Figures       []struct {
 		Alt, Caption string
 		Below        bool
 	}
@@ -175,11 +180,15 @@ func probePage(t *testing.T, bin, path string, width int) probed {
 
 // checkPage loads the page at path in a window 1280 px wide: no console
 // message or error, every image decoded, nothing wider than the window
-// (no sideways scrolling, of the page or of a box in it), and a caption
-// under each chart.
+// (no sideways scrolling, of the page or of a box in it), a caption
+// under each chart, and the finding within the first screen of a
+// 1280x800 window.
 func checkPage(t *testing.T, bin, path string) {
 	t.Helper()
 	got := probePage(t, bin, path, 1280)
+	if got.FindingBottom <= 0 || got.FindingBottom > 800 {
+		t.Errorf("the finding ends %.0f px down, want it within the first 800", got.FindingBottom)
+	}
 	if want := strings.Count(string(readFile(t, path)), "<img "); got.Images != want || want == 0 {
 		t.Errorf("chromium saw %d images, the page has %d", got.Images, want)
 	}

@@ -75,19 +75,21 @@ func compareSides(a, b *result.Result, opts CompareOptions) []side {
 			paired[p.a], paired[p.b] = p.label, p.label
 		}
 	}
-	colour := map[string]int{}
+	// A pair takes the colour of its first side's algorithm, so that an
+	// attack and the in-process run it is compared with are one colour.
+	colour := map[string]style{}
 	mk := func(r *result.Result, dash bool) []curve {
 		cs := curvesOf(r)
 		for i := range cs {
 			if l, ok := paired[cs[i].run]; ok {
 				cs[i].label = l
 			}
-			n, ok := colour[cs[i].label]
+			st, ok := colour[cs[i].label]
 			if !ok {
-				n = len(colour)
-				colour[cs[i].label] = n
+				st = cs[i].style
+				colour[cs[i].label] = st
 			}
-			cs[i].style = styleOf(n)
+			cs[i].style = st
 			if dash {
 				cs[i].style = cs[i].style.sideB()
 			}
@@ -153,6 +155,7 @@ type diffRow struct {
 // compareView is what compare.tmpl renders.
 type compareView struct {
 	Title, Version string
+	Finding        string
 	Command        string
 	NameA, NameB   string
 	Diffs          []diffTable
@@ -194,8 +197,9 @@ func compareHTML(a, b *result.Result, charts []chart, opts CompareOptions) ([]by
 		Version: a.Meta.Version,
 		Command: command(opts.Args),
 		NameA:   opts.NameA, NameB: opts.NameB,
-		Diffs:  diffTables(diffRows(a, b)),
-		Charts: figures(charts, true),
+		Finding: CompareFinding(a, b, opts.NameA, opts.NameB),
+		Diffs:   diffTables(diffRows(a, b)),
+		Charts:  figures(charts, true),
 	}
 	for i, r := range []*result.Result{a, b} {
 		name := []string{opts.NameA, opts.NameB}[i]

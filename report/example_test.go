@@ -44,3 +44,9 @@ func ExampleReading() {
 	// fixed-window admitted 2.00x its limit (200 of 100) within 19ms around t=1.01s; theory 2.00x, within its theory.
 	// sliding-log admitted 1.00x its limit (100 of 100) within 9ms around t=999ms; theory 1.00x, within its theory.
 }
+
+func ExampleFinding() {
+	fmt.Println(report.Finding(example()))
+	// Output:
+	// fixed-window let 2.00x its limit through, 200 of 100 within 19ms around t=1.01s: the boundary case, L just before a window edge and L just after. Held to L: sliding-log.
+}

@@ -5,6 +5,7 @@ import (
 	"embed"
 	"encoding/base64"
 	"fmt"
+	"github.com/ratebench/ratebench/bench/check"
 	"html/template"
 	"maps"
 	"math"
@@ -53,6 +54,8 @@ type figureView struct {
 // pageView is what page.tmpl renders.
 type pageView struct {
 	Title, Subtitle, Command, Version string
+	Finding                           string
+	Checks                            []sentence // Over: failed
 	Readings                          []sentence
 	Warnings                          []string
 	Rows                              []row
@@ -98,6 +101,8 @@ func renderHTML(r *result.Result, charts []chart, hgrms []file, opts Options) ([
 		Subtitle: subtitle(r),
 		Command:  command(r.Meta.Args),
 		Version:  r.Meta.Version,
+		Finding:  Finding(r),
+		Checks:   checkLines(r.Checks),
 		Readings: readings(r),
 		Warnings: r.Meta.Warnings,
 		Rows:     rows(r),
@@ -112,6 +117,9 @@ func renderHTML(r *result.Result, charts []chart, hgrms []file, opts Options) ([
 	}
 	if v.Title == "" {
 		v.Title = defaultTitle(r)
+	}
+	if v.Fit != nil { // a probe's or a fit's page: its answer is the finding
+		v.Finding, v.Fit.Sentence = v.Fit.Sentence, ""
 	}
 	for _, h := range hgrms {
 		v.Files = append(v.Files, h.File)
@@ -218,6 +226,19 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// checkLines are the -check outcomes, the failures first.
+func checkLines(checks []result.Check) []sentence {
+	var fail, pass []sentence
+	for _, c := range checks {
+		if c.Pass {
+			pass = append(pass, sentence{Text: check.Line(c)})
+		} else {
+			fail = append(fail, sentence{Text: check.Line(c), Over: true})
+		}
+	}
+	return append(fail, pass...)
 }
 
 // readings pairs Reading's sentences with whether the run went over its

@@ -49,6 +49,7 @@ func (e *env) compareCommand() *command {
 		// The folders name the sides as given, and the page shows the
 		// command line as given: relative paths stay relative.
 		opts := report.CompareOptions{NameA: filepath.Clean(dirs[0]), NameB: filepath.Clean(dirs[1]), Args: e.args}
+		fmt.Fprintln(e.stdout, report.CompareFinding(a, b, "A", "B"))
 		if err := report.CompareTable(e.stdout, a, b, opts); err != nil {
 			return err
 		}

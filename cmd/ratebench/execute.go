@@ -106,10 +106,15 @@ func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
 	return res, failed
 }
 
-// write prints res's summary table, then writes res into out: result.json
-// and, unless noReport, its report. The table comes first so that a run
-// whose folder cannot be written still shows what it measured.
+// write prints res's finding and summary table, then writes res into
+// out: result.json and, unless noReport, its report. They come first so
+// that a run whose folder cannot be written still shows what it
+// measured. A probe's finding is its fit's sentence, which it prints
+// itself.
 func (e *env) write(out *outDir, res *result.Result, noReport bool) error {
+	if res.Probe == nil {
+		fmt.Fprintln(e.stdout, report.Finding(res))
+	}
 	if err := report.Table(e.stdout, res); err != nil {
 		return err
 	}

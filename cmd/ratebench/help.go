@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/suggest"
 )
 
@@ -199,7 +200,8 @@ func (e *env) versionCommand() *command {
 }
 
 // versionLine is "ratebench VERSION (commit C, DATE[, modified]) GO":
-// VERSION the module's ("(devel)" for a build from a checkout), the
+// VERSION the module's (result.json's and "(devel)" for a build from a
+// checkout), the
 // commit as git stamps it into `go build` from a checkout ("commit
 // unknown" for go run and go test, which do not).
 func versionLine(info *debug.BuildInfo) string {
@@ -211,7 +213,10 @@ func versionLine(info *debug.BuildInfo) string {
 		}
 		return ""
 	}
-	version := cmpOr(info.Main.Version, "(devel)")
+	v := info.Main.Version
+	if v == "" || v == "(devel)" {
+		v = version() + " (devel)" // a build from a checkout: result.json's version
+	}
 	commit := "commit unknown"
 	if rev := setting("vcs.revision"); rev != "" {
 		commit = "commit " + rev[:min(12, len(rev))]
@@ -222,5 +227,8 @@ func versionLine(info *debug.BuildInfo) string {
 			commit += ", modified"
 		}
 	}
-	return fmt.Sprintf("ratebench %s (%s) %s", version, commit, info.GoVersion)
+	return fmt.Sprintf("ratebench %s (%s) %s", v, commit, info.GoVersion)
 }
+
+// version is ratebench's version as result.json records it.
+func version() string { return result.NewMeta("", 0, nil).Version }

@@ -116,10 +116,10 @@ func TestVersionLine(t *testing.T) {
 		{name: "go install of a tag", want: "ratebench v0.3.0 (commit 0123456789ab, 2026-12-01T10:00:00Z) go1.26.0",
 			info: debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v0.3.0"}, Settings: []debug.BuildSetting{
 				{Key: "vcs.revision", Value: "0123456789abcdef"}, {Key: "vcs.time", Value: "2026-12-01T10:00:00Z"}}}},
-		{name: "a checkout with changes", want: "ratebench (devel) (commit 0123456789ab, modified) go1.26.0",
+		{name: "a checkout with changes", want: "ratebench " + version() + " (devel) (commit 0123456789ab, modified) go1.26.0",
 			info: debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
 				{Key: "vcs.revision", Value: "0123456789abcdef"}, {Key: "vcs.modified", Value: "true"}}}},
-		{name: "go run", want: "ratebench (devel) (commit unknown) go1.26.0", info: debug.BuildInfo{GoVersion: "go1.26.0"}},
+		{name: "go run", want: "ratebench " + version() + " (devel) (commit unknown) go1.26.0", info: debug.BuildInfo{GoVersion: "go1.26.0"}},
 	} {
 		if got := versionLine(&tc.info); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)

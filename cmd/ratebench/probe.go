@@ -204,17 +204,7 @@ func (e *env) probe(ctx context.Context, cfg probe.Config, out *outDir, f probeF
 		o.Runs[i].Backend = host
 	}
 	res := &result.Result{Meta: meta, Policy: result.PolicyOf(o.Policy), Workload: map[string]any{"name": "probe", "url": f.url}, Runs: o.Runs, Probe: o.Probe}
-	// fit.json goes after result.json, whose writing removes an earlier
-	// result's files (an earlier fit.json among them), and before the
-	// page, which shows it.
-	werr := e.write(out, res, true)
-	if werr == nil && o.Fit != nil {
-		werr = o.Fit.WriteFile(out.path)
-	}
-	if werr == nil && !f.noReport {
-		werr = e.writeReport(out.path, res)
-	}
-	werr = e.endTrace(tw, out, werr)
+	// The answer first, then the experiments' table.
 	if o.Probe != nil {
 		fmt.Fprintf(e.stdout, "The service %s.\n", o.Probe.Sentence)
 		if s := report.AdvertisedReading(res, o.Fit); s != "" {
@@ -227,6 +217,17 @@ func (e *env) probe(ctx context.Context, cfg probe.Config, out *outDir, f probeF
 			fmt.Fprintf(e.stdout, "rejections are answered with %s (found by the probe)\n", statusesText(o.Probe.RejectStatuses))
 		}
 	}
+	// fit.json goes after result.json, whose writing removes an earlier
+	// result's files (an earlier fit.json among them), and before the
+	// page, which shows it.
+	werr := e.write(out, res, true)
+	if werr == nil && o.Fit != nil {
+		werr = o.Fit.WriteFile(out.path)
+	}
+	if werr == nil && !f.noReport {
+		werr = e.writeReport(out.path, res)
+	}
+	werr = e.endTrace(tw, out, werr)
 	if werr != nil {
 		return werr
 	}

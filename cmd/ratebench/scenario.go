@@ -10,6 +10,7 @@ import (
 
 	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/check"
+	"github.com/ratebench/ratebench/report"
 )
 
 //go:embed scenarios/default.yaml
@@ -68,6 +69,7 @@ func (e *env) runScenario(ctx context.Context, path, out string, noReport bool, 
 		}
 	}
 	failed, total := 0, 0
+	var index []report.IndexEntry
 	for i, c := range cells {
 		fmt.Fprintf(e.stdout, "\n== %s: %s\n", c.Name, c.Config.Policy)
 		res, err := e.execute(ctx, runs[i])
@@ -81,8 +83,21 @@ func (e *env) runScenario(ctx context.Context, path, out string, noReport bool, 
 			return err
 		}
 		failed, total = failed+check.Failed(res.Checks), total+len(res.Checks)
+		index = append(index, report.IndexEntry{Name: c.Name, Href: c.Name + "/" + report.HTMLFile, Finding: report.Finding(res)})
+	}
+	// The takeaway: each workload's finding, last, where a terminal
+	// leaves the reader.
+	fmt.Fprintln(e.stdout, "\ntakeaway:")
+	for _, x := range index {
+		fmt.Fprintf(e.stdout, "  %s: %s\n", x.Name, x.Finding)
 	}
 	fmt.Fprintf(e.stdout, "\nall results: %s\n", top.path)
+	if !noReport {
+		if err := report.WriteIndex(top.path, "ratebench: "+name, version(), index); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "pages:       %s\n", filepath.Join(top.path, report.IndexFile))
+	}
 	if failed > 0 {
 		return exitStatus{1, fmt.Errorf("%d of %d checks failed", failed, total)}
 	}
