@@ -8,9 +8,12 @@ BENCHTIME ?= 200ms
 .PHONY: run build test lint bench fuzz results
 
 # The default comparison: every algorithm against constant, Poisson, burst
-# and boundary traffic at 1.5x the limit, in virtual time.
+# and boundary traffic at 1.5x the limit, in virtual time. The first build
+# takes half a minute; it says so rather than sit silent.
 run:
-	$(GO) run ./cmd/ratebench run -scenario default
+	@echo "building ./bin/ratebench (the first build takes about half a minute) ..."
+	@$(GO) build -buildvcs=auto -o bin/ratebench ./cmd/ratebench
+	./bin/ratebench run -scenario default
 
 # The command, into ./bin.
 build:
