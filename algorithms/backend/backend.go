@@ -101,7 +101,7 @@ type Parsed struct {
 // OPTIONS are go-redis's URL options (dial_timeout=1s, pool_size=64, ...).
 // Errors wrap ErrBad.
 func Parse(backend string) (Parsed, error) {
-	if backend == "" || backend == Memory {
+	if backend == "" || strings.EqualFold(backend, Memory) {
 		return Parsed{Kind: Memory, Display: Memory}, nil
 	}
 	scheme, rest, ok := strings.Cut(backend, "://")

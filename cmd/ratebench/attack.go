@@ -59,6 +59,7 @@ type attackFlags struct {
 	phase                                                     phaseFlags
 	shard                                                     shardFlags
 	checks                                                    checksFlag
+	progress                                                  progressFlag
 }
 
 // Defaults of attack's flags.
@@ -99,6 +100,7 @@ func (f *attackFlags) register(fs *flag.FlagSet) {
 	f.phase.register(fs)
 	f.shard.register(fs)
 	f.checks.register(fs)
+	f.progress.register(fs)
 	fs.IntVar(&f.cpus, "cpus", 0, "CPUs the attack uses (GOMAXPROCS; default: all)")
 	fs.Uint64Var(&f.seed, "seed", 1, "workload seed")
 	fs.StringVar(&f.out, "out", "", "output folder: new, empty, or an earlier result's, whose outputs are replaced (default results/<timestamp>-attack)")
@@ -120,6 +122,7 @@ type attack struct {
 	shard                        shardRun
 	warnings                     []string // said before the attack starts
 	checks                       checksFlag
+	progress                     string // -progress
 }
 
 // check checks the flags, parses -source-addrs into f.sources and, with
@@ -181,6 +184,9 @@ func (f *attackFlags) check() error {
 		return usagef("-honor-retry-after needs a rate: a closed loop (-rate 0) cannot hold requests back")
 	case f.rate == 0 && !slices.Contains([]string{"constant", "poisson", "zipf"}, f.workload):
 		return usagef("a closed loop (-rate 0) takes only its keys from a workload: constant, poisson or zipf, not %s", f.workload)
+	}
+	if err := f.progress.check(); err != nil {
+		return err
 	}
 	_, err = parseStatuses(f.rejectStatus)
 	return err
@@ -263,7 +269,8 @@ func (f *attackFlags) plan(ctx context.Context) (*attack, error) {
 		return nil, usageError{err}
 	}
 	a := &attack{client: client, url: f.url, method: cmpOr(f.method, http.MethodGet), keyHeader: f.keyHeader, algo: f.algo,
-		shard: sh, warnings: append(sh.balance(spec), rateUnused(spec, f.rateSet && f.rate > 0)...), checks: f.checks}
+		shard: sh, warnings: append(sh.balance(spec), rateUnused(spec, f.rateSet && f.rate > 0)...), checks: f.checks,
+		progress: f.progress.mode}
 	a.reject, _ = parseStatuses(f.rejectStatus) // checked
 	a.cfg = bench.LiveConfig{
 		Config:      bench.Config{Policy: algorithms.Policy{Limit: f.limit, Window: f.window, Burst: f.burst}, Workload: spec, Span: info.Span},
@@ -345,13 +352,13 @@ func (e *env) attack(ctx context.Context, a *attack, out *outDir, seed uint64, n
 	if tw != nil {
 		a.cfg.Trace = tw
 	}
-	bars := newBars(e.stderr)
-	a.cfg.Progress = bars.progress()
+	ui := newProgress(e.stderr, 1, a.progress)
+	a.cfg.Progress = asProgress(ui)
 	exec := httpexec.NewExecutor(a.client, a.cfg.Connections, a.cfg.MaxInFlight, a.reject)
 	start := time.Now()
 	run, pol, err := bench.LiveExecutor(ctx, a.cfg, a.target, exec)
 	exec.Close()
-	bars.wait()
+	waitFor(ui)
 	meta.ElapsedNS = int64(time.Since(start))
 	interrupted := errors.Is(err, context.Canceled)
 	if err != nil && !interrupted {

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -14,44 +18,148 @@ import (
 	"github.com/ratebench/ratebench/bench"
 )
 
-// mpbProgress shows one mpb bar per pass: how far in (virtual or wall)
-// time out of the total, arrivals per second of wall time (for a live run,
-// the achieved rate), admitted so far and the ETA. Safe for concurrent use.
-type mpbProgress struct{ p *mpb.Progress }
+// plainEvery is how often progress lines are written when standard error
+// is not a terminal (a pipe, a file, a CI log): one line, not a redraw.
+const plainEvery = 5 * time.Second
 
-// newBars returns bars on w when it is a terminal, else nil: silent. The
-// caller calls wait on it when the engine is done.
-func newBars(w io.Writer) *mpbProgress {
-	f, ok := w.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
+// progressUI is a run's progress display: a bench.Progress for the
+// engines, and wait, called when they are done. A nil one is silent.
+type progressUI interface {
+	bench.Progress
+	wait()
+}
+
+// progressModes are the values of -progress.
+var progressModes = []string{"auto", "bars", "lines", "off"}
+
+// progressFlag is -progress: how a run shows its progress on standard
+// error.
+type progressFlag struct{ mode string }
+
+func (p *progressFlag) register(fs *flag.FlagSet) {
+	fs.StringVar(&p.mode, "progress", "auto", "progress on stderr: auto (bars on a terminal, else a line every few seconds), bars, lines "+
+		"(for a terminal that another process writes to, e.g. a serve in the background), or off")
+}
+
+// check refuses a -progress that is none of progressModes.
+func (p progressFlag) check() error {
+	if !slices.Contains(progressModes, p.mode) {
+		return usagef("-progress %q: want %s", p.mode, strings.Join(progressModes, ", "))
+	}
+	return nil
+}
+
+// newProgress returns the display of a run of passes passes (0: not
+// known in advance) on w, as mode (-progress) says: under auto, mpb bars
+// when w is a terminal, a plain line every few seconds when it is another
+// file, nothing for any other writer (a test's buffer).
+func newProgress(w io.Writer, passes int, mode string) progressUI {
+	f, isFile := w.(*os.File)
+	switch {
+	case mode == "off", mode == "auto" && !isFile:
+		return nil
+	case mode == "bars", mode == "auto" && term.IsTerminal(int(f.Fd())):
+		return newBars(w, passes)
+	}
+	return newPlain(w, passes, plainEvery, time.Now)
+}
+
+// asProgress is ui as the engines take it: nil (silent) when ui is.
+func asProgress(ui progressUI) bench.Progress {
+	if ui == nil {
 		return nil
 	}
-	return &mpbProgress{p: mpb.New(mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithRefreshRate(150*time.Millisecond))}
+	return ui
 }
 
-// progress returns m as a bench.Progress, nil (silent) when m is nil.
-func (m *mpbProgress) progress() bench.Progress {
-	if m == nil {
-		return nil
+// waitFor lets ui draw its last state.
+func waitFor(ui progressUI) {
+	if ui != nil {
+		ui.wait()
 	}
-	return m
 }
 
-// wait lets the bars draw their last state.
-func (m *mpbProgress) wait() {
-	if m != nil {
-		m.p.Wait()
+// wholeRun follows the passes of one run, for "gcra (3 of 14)" and the
+// whole run's ETA: the passes done, and how far the current one has come
+// (0 to 1). Safe for concurrent use.
+type wholeRun struct {
+	mu      sync.Mutex
+	passes  int // 0: not known
+	started int // passes begun
+	frac    float64
+	start   time.Time
+}
+
+// begin starts the next pass and returns its label: "gcra (3 of 14)",
+// or "gcra" when the count of passes is not known.
+func (w *wholeRun) begin(name string, now time.Time) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.start.IsZero() {
+		w.start = now
+	}
+	w.started++
+	w.frac = 0
+	if w.passes <= 0 {
+		return name
+	}
+	return fmt.Sprintf("%s (%d of %d)", name, w.started, max(w.passes, w.started))
+}
+
+// update records how far the current pass has come.
+func (w *wholeRun) update(current, total int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if total > 0 {
+		w.frac = min(float64(current)/float64(total), 1)
 	}
 }
+
+// eta is the whole run's wall time left at its pace so far, "" when
+// the count of passes is not known or nothing has run yet.
+func (w *wholeRun) eta(now time.Time) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.passes <= 0 || w.started == 0 {
+		return ""
+	}
+	done := (float64(w.started-1) + w.frac) / float64(max(w.passes, w.started))
+	if done <= 0 {
+		return "whole run ETA ?"
+	}
+	left := time.Duration(float64(now.Sub(w.start)) * (1 - done) / done)
+	return "whole run ETA " + left.Round(time.Second).String()
+}
+
+// mpbProgress shows one mpb bar per pass, labelled with its place in the
+// run: how far in (virtual or wall) time out of the total, arrivals per
+// second of wall time (for a live run, the achieved rate), admitted so
+// far, the pass's ETA and the whole run's. Safe for concurrent use.
+type mpbProgress struct {
+	p   *mpb.Progress
+	run wholeRun
+}
+
+// newBars returns bars on w, a terminal; opts are mpb's, after ours
+// (a test's manual refresh).
+func newBars(w io.Writer, passes int, opts ...mpb.ContainerOption) *mpbProgress {
+	opts = append([]mpb.ContainerOption{mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithRefreshRate(150 * time.Millisecond)}, opts...)
+	return &mpbProgress{p: mpb.New(opts...), run: wholeRun{passes: passes}}
+}
+
+func (m *mpbProgress) wait() { m.p.Wait() }
 
 func (m *mpbProgress) Pass(name string, total int64) bench.Bar {
-	b := &mpbBar{start: time.Now()}
+	b := &mpbBar{start: time.Now(), run: &m.run, total: total}
+	label := m.run.begin(name, b.start)
 	b.bar = m.p.AddBar(max(total, 1),
-		mpb.PrependDecorators(decor.Name(fmt.Sprintf("%-16s", name)),
+		mpb.PrependDecorators(decor.Name(fmt.Sprintf("%-22s", label)),
 			decor.Any(func(s decor.Statistics) string { return progressText(s.Current, total) }, decor.WCSyncSpace)),
 		mpb.AppendDecorators(
 			decor.Any(func(decor.Statistics) string { return b.stats() }, decor.WCSyncSpace),
-			decor.OnComplete(decor.Any(func(s decor.Statistics) string { return etaText(time.Since(b.start), s.Current, s.Total) }, decor.WCSyncSpace), "done"),
+			decor.OnComplete(decor.Any(func(s decor.Statistics) string {
+				return joinNonEmpty(etaText(time.Since(b.start), s.Current, s.Total), m.run.eta(time.Now()))
+			}, decor.WCSyncSpace), "done"),
 		),
 		mpb.BarRemoveOnComplete(),
 	)
@@ -61,18 +169,106 @@ func (m *mpbProgress) Pass(name string, total int64) bench.Bar {
 // mpbBar is one pass's bar.
 type mpbBar struct {
 	bar               *mpb.Bar
+	run               *wholeRun
 	start             time.Time
+	total             int64
 	offered, admitted atomic.Int64
 }
 
 func (b *mpbBar) Update(at, offered, admitted int64) {
 	b.offered.Store(offered)
 	b.admitted.Store(admitted)
+	b.run.update(at, b.total)
 	b.bar.SetCurrent(at)
 }
 
 func (b *mpbBar) stats() string {
 	return statsText(b.offered.Load(), b.admitted.Load(), time.Since(b.start))
+}
+
+func (b *mpbBar) Done(aborted bool) {
+	if aborted {
+		b.bar.Abort(true)
+		return
+	}
+	b.bar.SetTotal(-1, true)
+}
+
+// plainProgress writes a line of progress at most every interval, and
+// one when each pass ends: for a log, where redrawn bars would be a line
+// each. Safe for concurrent use.
+type plainProgress struct {
+	mu    sync.Mutex
+	w     io.Writer
+	every time.Duration
+	now   func() time.Time
+	last  time.Time // of the last line
+	run   wholeRun
+}
+
+func newPlain(w io.Writer, passes int, every time.Duration, now func() time.Time) *plainProgress {
+	return &plainProgress{w: w, every: every, now: now, run: wholeRun{passes: passes}}
+}
+
+func (p *plainProgress) wait() {}
+
+func (p *plainProgress) Pass(name string, total int64) bench.Bar {
+	start := p.now()
+	return &plainBar{p: p, label: p.run.begin(name, start), start: start, total: total}
+}
+
+// line writes one line of progress; force writes it however soon after
+// the last.
+func (p *plainProgress) line(force bool, text func(now time.Time) string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	if !force && now.Sub(p.last) < p.every {
+		return
+	}
+	p.last = now
+	fmt.Fprintf(p.w, "progress: %s\n", text(now))
+}
+
+// plainBar is one pass as plain lines.
+type plainBar struct {
+	p     *plainProgress
+	label string
+	start time.Time
+	total int64
+}
+
+func (b *plainBar) Update(at, offered, admitted int64) {
+	b.p.run.update(at, b.total)
+	b.p.line(false, func(now time.Time) string {
+		return joinNonEmpty(b.label, progressText(at, b.total), statsText(offered, admitted, now.Sub(b.start)),
+			etaText(now.Sub(b.start), at, b.total), b.p.run.eta(now))
+	})
+}
+
+func (b *plainBar) Done(aborted bool) {
+	b.p.line(true, func(now time.Time) string {
+		what := "done"
+		if aborted {
+			what = "stopped"
+		}
+		return joinNonEmpty(b.label, what+" in "+now.Sub(b.start).Round(100*time.Millisecond).String(), b.p.run.eta(now))
+	})
+}
+
+// joinNonEmpty joins the non-empty parts with two spaces.
+func joinNonEmpty(parts ...string) string {
+	out := ""
+	for _, s := range parts {
+		if s == "" {
+			continue
+		}
+		if out != "" {
+			out += "  "
+		}
+		out += s
+	}
+	return out
 }
 
 // progressText is "elapsed/total" in time units: "3.2s/10s".
@@ -109,12 +305,4 @@ func statsText(offered, admitted int64, wall time.Duration) string {
 		r = fmt.Sprintf("%.0f", rate)
 	}
 	return fmt.Sprintf("%s arrivals/s  admitted %d", r, admitted)
-}
-
-func (b *mpbBar) Done(aborted bool) {
-	if aborted {
-		b.bar.Abort(true)
-		return
-	}
-	b.bar.SetTotal(-1, true)
 }

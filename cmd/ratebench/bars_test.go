@@ -2,14 +2,14 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
 
 func TestBarsText(t *testing.T) {
-	if newBars(&bytes.Buffer{}) != nil {
-		t.Error("bars on a writer that is not a terminal")
-	}
 	for _, tc := range []struct {
 		got, want string
 	}{
@@ -27,5 +27,55 @@ func TestBarsText(t *testing.T) {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
 		}
+	}
+}
+
+// TestPlainProgress: when standard error is not a terminal, progress is
+// plain lines, at most one per interval and one at the end of each pass,
+// each naming the pass's place in the run and the whole run's ETA.
+func TestPlainProgress(t *testing.T) {
+	var buf bytes.Buffer
+	now := time.Unix(0, 0)
+	clock := func() time.Time { return now }
+	p := newPlain(&buf, 2, 5*time.Second, clock)
+	b := p.Pass("gcra", int64(10*time.Second))
+	for i := 1; i <= 10; i++ { // a second of wall time per second of the pass
+		now = now.Add(time.Second)
+		b.Update(int64(i)*int64(time.Second), int64(i)*150, int64(i)*100)
+	}
+	b.Done(false)
+	now = now.Add(time.Second)
+	c := p.Pass("fixed-window", int64(10*time.Second))
+	now = now.Add(2 * time.Second)
+	c.Update(int64(2*time.Second), 300, 200)
+	c.Done(true)
+	want := []string{
+		"progress: gcra (1 of 2)  1s/10s  150 arrivals/s  admitted 100  ETA 9s  whole run ETA 19s",
+		"progress: gcra (1 of 2)  6s/10s  150 arrivals/s  admitted 600  ETA 4s  whole run ETA 14s",
+		"progress: gcra (1 of 2)  done in 10s  whole run ETA 10s",
+		"progress: fixed-window (2 of 2)  stopped in 2s  whole run ETA 9s",
+	}
+	if got := strings.Split(strings.TrimSpace(buf.String()), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if newProgress(&bytes.Buffer{}, 1, "auto") != nil {
+		t.Error("progress on a writer that is not a file")
+	}
+}
+
+// TestProgressFlag: -progress lines writes lines even to a terminal (one
+// that a background serve also writes to), off writes nothing, and an
+// unknown mode is refused.
+func TestProgressFlag(t *testing.T) {
+	if _, ok := newProgress(&bytes.Buffer{}, 1, "lines").(*plainProgress); !ok {
+		t.Error("-progress lines: not plain lines")
+	}
+	if newProgress(os.Stderr, 1, "off") != nil {
+		t.Error("-progress off: a display")
+	}
+	dir := t.TempDir()
+	code, _, stderr := runCLI(t, dir, "run", "-progress", "fancy", "-no-report", "-out", filepath.Join(dir, "out"))
+	if code != 2 || !strings.Contains(stderr, `-progress "fancy": want auto, bars, lines, off`) {
+		t.Errorf("-progress fancy: exit %d, %q", code, stderr)
 	}
 }

@@ -70,7 +70,7 @@ func (e *env) boundaryCommand() *command {
 			return usagef("-windows %d must be >= 2", windows)
 		}
 		var names []string // a shared backend's own default set
-		if backend.backend == "memory" {
+		if !backend.shared() {
 			names = inMemoryNames()
 		}
 		if algos != "" {

@@ -27,6 +27,7 @@ type measured struct {
 	warnings []string // said before the run starts
 	shard    shardRun // the part of the schedule played, and when
 	checks   checksFlag
+	progress string // -progress
 }
 
 // execute runs m, prints the summary table, then writes result.json and
@@ -62,11 +63,15 @@ func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
 		m.out.abandon()
 		return nil, errInterrupted
 	}
-	bars := newBars(e.stderr)
-	m.cfg.Progress = bars.progress()
+	passes := len(m.targets)
+	if m.eng.mode == "live" {
+		passes++ // the calibration, after the algorithms
+	}
+	ui := newProgress(e.stderr, passes, m.progress)
+	m.cfg.Progress = asProgress(ui)
 	start := time.Now()
 	runs, err := m.eng.run(ctx, m.cfg, m.targets)
-	bars.wait()
+	waitFor(ui)
 	meta.ElapsedNS = int64(time.Since(start))
 	interrupted := errors.Is(err, context.Canceled)
 	if err != nil && !interrupted {

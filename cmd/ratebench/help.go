@@ -27,7 +27,7 @@ var flagGroups = []struct {
 	{"engine", []string{"mode", "workers", "connections", "cpus", "max-inflight", "backend", "backend-timeout", "fail-open", "prefix",
 		"redis-time", "replicas", "shard", "start-at", "clock-error", "max-start-lag", "client"}},
 	{"bounds", []string{"max-arrivals", "max-keys", "on-full", "max-requests", "max-duration"}},
-	{"output", []string{"out", "no-report", "trace", "no-trace", "check", "expect"}},
+	{"output", []string{"out", "no-report", "trace", "no-trace", "check", "expect", "progress"}},
 }
 
 // aliasUsage is the usage of a flag that is another's second name (-algo

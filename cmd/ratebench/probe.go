@@ -26,6 +26,7 @@ type probeFlags struct {
 	window, maxDuration, timeout, edgeOffset                       time.Duration
 	align, expectText                                              string
 	expect                                                         *fit.Expectation
+	progress                                                       progressFlag
 	keys, conns                                                    int
 	insecure, noTrace, noReport, rejectSet                         bool
 }
@@ -51,6 +52,7 @@ func (f *probeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.out, "out", "", "output folder: new, empty, or an earlier result's (default results/<timestamp>-probe)")
 	fs.BoolVar(&f.noTrace, "no-trace", false, "do not write requests.csv")
 	fs.BoolVar(&f.noReport, "no-report", false, "write result.json and fit.json only")
+	f.progress.register(fs)
 	fs.StringVar(&f.expectText, "expect", "", `the policy you expect, as the verdict says it, parts optional: e.g. 'gcra 100/1s burst 20 per client-address' or '100/1s'; exit 0 when the fit matches it, 1 when it contradicts it, 3 when it cannot tell`)
 }
 
@@ -91,6 +93,9 @@ func (e *env) probeCommand() *command {
 // client; every error is a usage error.
 func (f *probeFlags) config() (probe.Config, error) {
 	var cfg probe.Config
+	if err := f.progress.check(); err != nil {
+		return cfg, err
+	}
 	switch {
 	case f.url == "":
 		return cfg, usagef("-url is required, e.g. -url http://127.0.0.1:8080/")
@@ -175,12 +180,12 @@ func (e *env) probe(ctx context.Context, cfg probe.Config, out *outDir, f probeF
 	if tw != nil {
 		cfg.Trace = tw
 	}
-	bars := newBars(e.stderr)
-	cfg.Progress, cfg.Log = bars.progress(), e.stderr
+	ui := newProgress(e.stderr, 0, f.progress.mode) // the experiments depend on what the first ones find
+	cfg.Progress, cfg.Log = asProgress(ui), e.stderr
 	meta := result.NewMeta("probe", 1, e.args)
 	start := time.Now()
 	o, err := probe.Run(ctx, cfg)
-	bars.wait()
+	waitFor(ui)
 	meta.ElapsedNS = int64(time.Since(start))
 	interrupted := errors.Is(err, context.Canceled)
 	if o == nil || o.Probe == nil && !interrupted {

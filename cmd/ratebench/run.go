@@ -40,6 +40,7 @@ type runFlags struct {
 	phase                                           phaseFlags
 	shard                                           shardFlags
 	checks                                          checksFlag
+	progress                                        progressFlag
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -75,6 +76,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	f.shard.register(fs)
 	fs.BoolVar(&f.noReport, "no-report", false, "write result.json only")
 	f.checks.register(fs)
+	f.progress.register(fs)
 	fs.BoolVar(&f.trace, "trace", false, "also write requests.csv: one row per request, in send order (replayable with -workload replay:FILE)")
 }
 
@@ -266,6 +268,9 @@ func (f *runFlags) plan(ctx context.Context) (measured, func() error, error) {
 	if err := f.checks.parse(orAll(names)); err != nil {
 		return measured{}, nil, err
 	}
+	if err := f.progress.check(); err != nil {
+		return measured{}, nil, err
+	}
 	out, err := prepareOut(f.out, f.workload, runFolder)
 	if err != nil {
 		return measured{}, nil, err
@@ -286,6 +291,7 @@ func (f *runFlags) plan(ctx context.Context) (measured, func() error, error) {
 		warnings: append(append(costWarnings(names, f.cost, p), sh.balance(s)...), rateUnused(s, f.rateSet)...),
 		shard:    sh,
 		checks:   f.checks,
+		progress: f.progress.mode,
 	}
 	return m, closeFn, nil
 }
