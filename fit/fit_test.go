@@ -1,8 +1,15 @@
+//go:build !race
+
+// Built without -race only, as deployed_test.go and nginxrate_test.go:
+// these replay many simulated traces, which the race detector slows
+// some twentyfold, through the same concurrent Fit that TestFitVerdicts
+// and TestFitOutsider run under it. make test runs them in its second
+// step.
+
 package fit_test
 
 import (
 	"cmp"
-	"context"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -10,34 +17,9 @@ import (
 
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/all"
-	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/fit"
 	"github.com/ratebench/ratebench/workload"
 )
-
-// requests collects a simulation's trace as a fit reads it.
-type requests []fit.Request
-
-func (r *requests) Row(row bench.TraceRow) {
-	*r = append(*r, fit.Request{Sent: row.Sent, Done: row.Done, Key: row.Key, Admitted: row.Outcome == bench.Admitted})
-}
-
-// simTrace runs algo with p over spec in the simulator and returns its
-// trace.
-func simTrace(t testing.TB, algo string, p algorithms.Policy, spec workload.Spec) []fit.Request {
-	t.Helper()
-	e, err := all.Lookup(algo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var reqs requests
-	cfg := bench.Config{Policy: p, Workload: spec, Trace: &reqs}
-	target := bench.Target{Name: algo, New: func() (algorithms.Limiter, error) { return e.New(p) }}
-	if _, err := bench.Simulate(context.Background(), cfg, []bench.Target{target}); err != nil {
-		t.Fatal(err)
-	}
-	return reqs
-}
 
 // TestFitSimTraces: a simulated trace of each model is fitted by that
 // model (or its exact equivalent) at 100% agreement, with its policy.

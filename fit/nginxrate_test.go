@@ -1,3 +1,7 @@
+//go:build !race
+
+// Built without -race only: see fit_test.go.
+
 package fit
 
 import (

@@ -194,8 +194,8 @@ func TestAttackBadInput(t *testing.T) {
 		{"stray argument", []string{"-url", s.url, "extra"}, "extra"},
 		// The phase flags are for the boundary workload, within a window.
 		{"edge offset off boundary", []string{"-url", s.url, "-edge-offset", "5ms"}, "-edge-offset"},
-		{"edge offset of a window", []string{"-url", s.url, "-workload", "boundary", "-limit", "5", "-window", "1s", "-edge-offset", "1s"}, "EdgeOffset"},
-		{"unknown align", []string{"-url", s.url, "-workload", "boundary", "-limit", "5", "-window", "1s", "-align", "noon"}, "Align"},
+		{"edge offset of a window", []string{"-url", s.url, "-workload", "boundary", "-limit", "5", "-window", "1s", "-edge-offset", "1s"}, "-edge-offset 1s must be less than window 1s"},
+		{"unknown align", []string{"-url", s.url, "-workload", "boundary", "-limit", "5", "-window", "1s", "-align", "noon"}, `-align "noon" is not epoch or first-request`},
 		// A reject status must be an HTTP status, and not a success.
 		{"reject status not a number", []string{"-url", s.url, "-reject-status", "429,slow"}, `"slow" is not an HTTP status`},
 		{"reject status out of range", []string{"-url", s.url, "-reject-status", "999"}, "not an HTTP status"},

@@ -26,7 +26,8 @@ import (
 // instants instead (recorded by a wrapper around its limiter), the same
 // model and policy predict at least 99.9%: what the probe's fit misses
 // beyond that is timing jitter between client and server, not a defect of
-// the fit.
+// the fit. The sliding log and counter are probed by TestCorpus, at
+// windows that are not whole seconds.
 func TestProbeServe(t *testing.T) {
 	for _, tc := range []struct {
 		algo         string
@@ -37,8 +38,6 @@ func TestProbeServe(t *testing.T) {
 		{algo: "gcra", limit: 50, burst: 20, probeArgs: []string{"-expect", "gcra 50/1s burst 20"}},
 		// A sure fit contradicts what a person expected wrongly.
 		{algo: "fixed-window", limit: 40, probeArgs: []string{"-expect", "sliding-log 40/1s"}, exit: 1},
-		{algo: "sliding-log", limit: 30},
-		{algo: "sliding-counter", limit: 60},
 		{algo: "fixed-window-first", limit: 40, probeArgs: []string{"-align", "first-request"}},
 	} {
 		t.Run(tc.algo, func(t *testing.T) {
