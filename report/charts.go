@@ -45,13 +45,15 @@ func curvesOf(r *result.Result) []curve {
 func runCharts(r *result.Result) ([]chart, error) {
 	cs := curvesOf(r)
 	sides := []side{{curves: cs, policy: r.Policy, end: workloadEnd(r)}}
-	// A boundary run leads with the window edge, where its finding is;
-	// its rate per second bin averages the 2L away.
+	// A boundary run shows the window edge, where its finding is, and no
+	// rate per time bin: any bin wide enough to read averages the 2L at
+	// the edge away, and makes the fixed window look the steadiest.
 	var jobs []func() (chart, error)
 	if isBoundary(r) {
 		jobs = append(jobs, func() (chart, error) { return boundaryChart(cs, r.Policy, nsParam(r.Workload["edge_ns"])) })
+	} else {
+		jobs = append(jobs, func() (chart, error) { return rateChart(AdmittedRateFile, sides) })
 	}
-	jobs = append(jobs, func() (chart, error) { return rateChart(AdmittedRateFile, sides) })
 	if r.Policy.Limit > 0 { // else no limit to be a multiple of
 		jobs = append(jobs, func() (chart, error) { return burstChart(BurstRatioFile, sides) })
 	}

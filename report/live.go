@@ -31,7 +31,9 @@ func liveRows(r *result.Result) []liveRow {
 			Label: names[i], Offered: rate(l.OfferedRatePerS), Achieved: rate(l.AchievedRatePerS),
 			Dropped: group(l.Dropped), LatePct: strconv.FormatFloat(l.LatePct, 'f', 2, 64) + "%",
 			SvcP50: "-", SvcP99: "-", LateP50: "-", LateP99: "-",
-			Late: l.LatePct > 100*result.LateShareWarn,
+			// A probe's bursts are sent all at once on purpose: late by
+			// design, not for want of machine.
+			Late: l.LatePct > 100*result.LateShareWarn && r.Probe == nil,
 		}
 		if s := l.Service; s != nil {
 			row.SvcP50, row.SvcP99 = fmtNS(s.P50), fmtNS(s.P99)
@@ -56,6 +58,9 @@ func liveNote(r *result.Result) string {
 			"intended time to the answer, service time from the actual start, and lateness is how late the sender started; "+
 			"\"late\" is the share started over %v late, marked above %.0f%%: the machine, not the limiter, was then the bottleneck.",
 			Round3(time.Duration(run.Live.LateAfterNS)), 100*result.LateShareWarn)
+		if r.Probe != nil {
+			s += " A probe sends its bursts all at once, on purpose: their lateness is by design, and not marked."
+		}
 		if h := harnessText(r); h != "" {
 			s += " " + h
 		}

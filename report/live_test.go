@@ -63,3 +63,17 @@ func TestLiveSection(t *testing.T) {
 		t.Error("a sim run's page has a real-time section")
 	}
 }
+
+// TestProbeBurstsNotLate: a probe's bursts, sent all at once on purpose,
+// are not marked late; the same lateness in another run is.
+func TestProbeBurstsNotLate(t *testing.T) {
+	run := result.Run{Algorithm: "http", Live: &result.LiveStats{LatePct: 60, LateAfterNS: int64(time.Millisecond)}}
+	plain := &result.Result{Runs: []result.Run{run}}
+	probed := &result.Result{Runs: []result.Run{run}, Probe: &result.Probe{}}
+	if !liveRows(plain)[0].Late {
+		t.Error("60% late in an attack is not marked")
+	}
+	if liveRows(probed)[0].Late || !strings.Contains(liveNote(probed), "lateness is by design") {
+		t.Errorf("a probe's bursts are marked late, or the note does not say why: %q", liveNote(probed))
+	}
+}

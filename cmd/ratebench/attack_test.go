@@ -57,6 +57,9 @@ func TestAttackCountsMatchServer(t *testing.T) {
 				if code != 0 {
 					t.Fatalf("exit %d: %s", code, stderr)
 				}
+				if !strings.HasPrefix(stdout, "The service rejected ") || !strings.Contains(stdout, " against a limit of ") {
+					t.Errorf("stdout does not open with the finding:\n%s", stdout)
+				}
 				_, totalsLine := s.stop(t)
 				admitted, rejected := totals(t, totalsLine)
 				res, err := result.ReadFile(filepath.Join(out, "result.json"))

@@ -194,9 +194,10 @@ func (b *mpbBar) Done(aborted bool) {
 	b.bar.SetTotal(-1, true)
 }
 
-// plainProgress writes a line of progress at most every interval, and
-// one when each pass ends: for a log, where redrawn bars would be a line
-// each. Safe for concurrent use.
+// plainProgress writes a line of progress at most every interval, the
+// first an interval in, and one when a pass of an interval or more ends:
+// for a log, where redrawn bars would be a line each, and a run of a
+// second writes nothing. Safe for concurrent use.
 type plainProgress struct {
 	mu    sync.Mutex
 	w     io.Writer
@@ -214,11 +215,16 @@ func (p *plainProgress) wait() {}
 
 func (p *plainProgress) Pass(name string, total int64) bench.Bar {
 	start := p.now()
+	p.mu.Lock()
+	if p.last.IsZero() { // the first line comes an interval in: a short run writes none
+		p.last = start
+	}
+	p.mu.Unlock()
 	return &plainBar{p: p, label: p.run.begin(name, start), start: start, total: total}
 }
 
-// line writes one line of progress; force writes it however soon after
-// the last.
+// line writes one line of progress, at most one an interval unless
+// force.
 func (p *plainProgress) line(force bool, text func(now time.Time) string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -246,8 +252,10 @@ func (b *plainBar) Update(at, offered, admitted int64) {
 	})
 }
 
+// Done says the pass ended when it took an interval or more; a shorter
+// one only within the pace of lines.
 func (b *plainBar) Done(aborted bool) {
-	b.p.line(true, func(now time.Time) string {
+	b.p.line(b.p.now().Sub(b.start) >= b.p.every, func(now time.Time) string {
 		what := "done"
 		if aborted {
 			what = "stopped"

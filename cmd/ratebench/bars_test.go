@@ -31,8 +31,10 @@ func TestBarsText(t *testing.T) {
 }
 
 // TestPlainProgress: when standard error is not a terminal, progress is
-// plain lines, at most one per interval and one at the end of each pass,
-// each naming the pass's place in the run and the whole run's ETA.
+// plain lines, the first an interval in and at most one per interval,
+// and one at the end of each pass that lasted an interval, each naming
+// the pass's place in the run and the whole run's ETA. A short run
+// writes none.
 func TestPlainProgress(t *testing.T) {
 	var buf bytes.Buffer
 	now := time.Unix(0, 0)
@@ -46,17 +48,29 @@ func TestPlainProgress(t *testing.T) {
 	b.Done(false)
 	now = now.Add(time.Second)
 	c := p.Pass("fixed-window", int64(10*time.Second))
-	now = now.Add(2 * time.Second)
-	c.Update(int64(2*time.Second), 300, 200)
+	now = now.Add(6 * time.Second)
+	c.Update(int64(6*time.Second), 900, 600)
 	c.Done(true)
 	want := []string{
-		"progress: gcra (1 of 2)  1s/10s  150 arrivals/s  admitted 100  ETA 9s  whole run ETA 19s",
-		"progress: gcra (1 of 2)  6s/10s  150 arrivals/s  admitted 600  ETA 4s  whole run ETA 14s",
+		"progress: gcra (1 of 2)  5s/10s  150 arrivals/s  admitted 500  ETA 5s  whole run ETA 15s",
+		"progress: gcra (1 of 2)  10s/10s  150 arrivals/s  admitted 1000  ETA 0s  whole run ETA 10s",
 		"progress: gcra (1 of 2)  done in 10s  whole run ETA 10s",
-		"progress: fixed-window (2 of 2)  stopped in 2s  whole run ETA 9s",
+		"progress: fixed-window (2 of 2)  6s/10s  150 arrivals/s  admitted 600  ETA 4s  whole run ETA 4s",
+		"progress: fixed-window (2 of 2)  stopped in 6s  whole run ETA 4s",
 	}
 	if got := strings.Split(strings.TrimSpace(buf.String()), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	var short bytes.Buffer
+	q := newPlain(&short, 14, 5*time.Second, clock)
+	for range 14 { // passes of a millisecond: a sim run
+		d := q.Pass("gcra", int64(10*time.Second))
+		now = now.Add(time.Millisecond)
+		d.Update(int64(10*time.Second), 1500, 1000)
+		d.Done(false)
+	}
+	if short.Len() != 0 {
+		t.Errorf("a run of 14ms wrote progress:\n%s", short.String())
 	}
 	if newProgress(&bytes.Buffer{}, 1, "auto") != nil {
 		t.Error("progress on a writer that is not a file")

@@ -98,8 +98,8 @@ func TestProbeServe(t *testing.T) {
 			if p.Requests > 10000 || took > time.Minute {
 				t.Errorf("%d requests in %v: want at most 10,000 within a minute", p.Requests, took)
 			}
-			if !strings.Contains(stdout, "The service behaves like "+b.Algorithm) {
-				t.Errorf("stdout:\n%s", stdout)
+			if !strings.HasPrefix(stdout, "The service behaves like "+b.Algorithm) {
+				t.Errorf("stdout does not open with the answer:\n%s", stdout)
 			}
 		})
 	}
