@@ -125,6 +125,9 @@ func compareCharts(a, b *result.Result, opts CompareOptions) ([]chart, error) {
 		jobs = append(jobs, func() (chart, error) {
 			c, err := latencyChart("compare_"+LatencyFile, sides, mode)
 			c.Caption += solid
+			if note := latencyNote(a, b, opts.NameA, opts.NameB); note != "" {
+				c.Caption += " " + note
+			}
 			return c, err
 		})
 	}

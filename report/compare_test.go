@@ -18,6 +18,7 @@ func TestCompare(t *testing.T) {
 	b.Runs = slices.Delete(b.Runs, 3, 4)                // sliding-log x2 only in A
 	b.Runs[1].Admitted, b.Runs[1].BurstRatio = 450, 1.5 // fixed-window admits less in B
 	b.Runs[0].Algorithm = "gcra"                        // gcra only in B
+	b.Meta.Mode = "live"                                // latencies of another kind than A's
 	dir := filepath.Join(t.TempDir(), "cmp")
 	if err := Compare(dir, a, b, CompareOptions{NameA: "before", NameB: "after"}); err != nil {
 		t.Fatal(err)
@@ -44,6 +45,10 @@ func TestCompare(t *testing.T) {
 	}
 	if n := strings.Count(page, "<img "); n != 3 {
 		t.Errorf("%d images, want 3", n)
+	}
+	// Said in the finding and under the latency chart.
+	if n := strings.Count(page, "Their latencies measure different things: before&#39;s are virtual-time delays"); n != 2 {
+		t.Errorf("compare.html says %d times that the latencies differ in kind, want 2", n)
 	}
 	if strings.Contains(page, "<script") || strings.Contains(page, "http") {
 		t.Error("compare.html is not self-contained")
