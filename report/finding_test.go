@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/bench/result"
+	"github.com/ratebench/ratebench/fit"
 )
 
 // TestFinding: the first line of a page and of a terminal summary, for
@@ -72,5 +73,27 @@ func TestPageOpensWithFinding(t *testing.T) {
 	heading := strings.Index(html, "<h2>")
 	if finding < 0 || fail < finding || pass < fail || heading < pass {
 		t.Errorf("finding at %d, failed check at %d, passed at %d, first heading at %d: want them in that order", finding, fail, pass, heading)
+	}
+}
+
+// TestProbePageOpensWithAnswer: a page with a fit (a probe's, or fit
+// DIR's) opens with the service's answer, not the experiments' findings,
+// and the models' table comes before the readings.
+func TestProbePageOpensWithAnswer(t *testing.T) {
+	sec := int64(time.Second)
+	r := &result.Result{Policy: result.PolicyJSON{Limit: 50, WindowNS: sec, Burst: 21}, Workload: map[string]any{"name": "probe"},
+		Runs: []result.Run{{Algorithm: "probe-rate", Replicas: 1, Offered: 400, Admitted: 70, Rejected: 330, MaxAdmittedInWindow: 71, BurstRatio: 1.42}}}
+	f := &fit.Result{Best: result.Fit{Algorithm: "gcra", Limit: 50, WindowNS: sec, Burst: 21, AgreementPct: 100, Scored: 400}}
+	f.Fits = []result.Fit{f.Best}
+	page, err := renderHTML(r, nil, nil, Options{Fit: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(page)
+	answer := strings.Index(html, `<p class="finding">The service behaves like gcra of 50 per 1s with a burst of 21`)
+	models := strings.Index(html, "<h3>What the service behaves like</h3>")
+	reading := strings.Index(html, "<h2>Reading</h2>")
+	if answer < 0 || models < answer || reading < models || strings.Contains(html, `<p class="finding">probe-rate`) {
+		t.Errorf("answer at %d, models at %d, reading at %d: want them in that order, and the answer as the finding", answer, models, reading)
 	}
 }

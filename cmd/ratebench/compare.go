@@ -14,6 +14,7 @@ func (e *env) compareCommand() *command {
 		usage: "ratebench compare A B [-out DIR]",
 		examples: []string{
 			"ratebench compare results/sim-gcra results/attack-gcra     # does the service do what the simulation said?",
+			"ratebench compare results/before results/after -out results/before-vs-after",
 		},
 		fs: flag.NewFlagSet("compare", flag.ContinueOnError)}
 	out := c.fs.String("out", "", "output folder (default: compare-<A>-vs-<B> beside A)")

@@ -161,7 +161,8 @@ func (e *env) lookupCommand(name string) (*command, error) {
 // helpCommand is `ratebench help [CMD]`: the commands, or CMD's -h.
 func (e *env) helpCommand() *command {
 	c := &command{name: "help", summary: "show the commands, or with a command's name its usage, examples and flags",
-		usage: "ratebench help [COMMAND]", fs: flag.NewFlagSet("help", flag.ContinueOnError)}
+		usage: "ratebench help [COMMAND]", examples: []string{"ratebench help", "ratebench help probe"},
+		fs: flag.NewFlagSet("help", flag.ContinueOnError)}
 	c.run = func(_ context.Context, args []string) error {
 		switch len(args) {
 		case 0:
@@ -184,7 +185,8 @@ func (e *env) helpCommand() *command {
 // commit it was built from, read from the build info.
 func (e *env) versionCommand() *command {
 	c := &command{name: "version", summary: "print ratebench's version, the commit it was built from and the Go that built it",
-		fs: flag.NewFlagSet("version", flag.ContinueOnError)}
+		examples: []string{"ratebench version"},
+		fs:       flag.NewFlagSet("version", flag.ContinueOnError)}
 	c.run = func(_ context.Context, args []string) error {
 		if len(args) > 0 {
 			return usagef("unexpected argument %q", args[0])

@@ -11,7 +11,9 @@ import (
 )
 
 func (e *env) listCommand() *command {
-	c := &command{name: "list", summary: "list algorithms, peers and workloads with their theory", fs: flag.NewFlagSet("list", flag.ContinueOnError)}
+	c := &command{name: "list", summary: "list algorithms, peers and workloads with their theory",
+		examples: []string{"ratebench list", "ratebench list | grep bucket      # the buckets and their worst case in any span W"},
+		fs:       flag.NewFlagSet("list", flag.ContinueOnError)}
 	c.run = func(_ context.Context, args []string) error {
 		if len(args) > 0 {
 			return usagef("unexpected argument %q", args[0])

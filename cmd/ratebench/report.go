@@ -21,9 +21,10 @@ import (
 
 func (e *env) reportCommand() *command {
 	c := &command{name: "report", summary: "re-render DIR's charts, CSV, .hgrm and report.html from DIR/result.json, without re-running; without one, build it from DIR/requests.csv",
-		usage:    "ratebench report DIR [flags]",
-		examples: []string{"ratebench report results/20261202-101500-boundary"},
-		fs:       flag.NewFlagSet("report", flag.ContinueOnError)}
+		usage: "ratebench report DIR [flags]",
+		examples: []string{"ratebench report results/20261202-101500-boundary",
+			"ratebench report -limit 100 -window 1s traces/   # a folder with only a requests.csv"},
+		fs: flag.NewFlagSet("report", flag.ContinueOnError)}
 	var pf traceFlags
 	c.fs.Int64Var(&pf.limit, "limit", 0, "without result.json: the limit L the trace was made under (default: fit.json's best fit)")
 	durationVar(c.fs, &pf.window, "window", 0, "without result.json: the window W the trace was made under (default: fit.json's best fit)")
