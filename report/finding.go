@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -169,7 +170,7 @@ func CompareFinding(a, b *result.Result, nameA, nameB string) string {
 			rel = d / float64(m)
 		}
 		dw := p.b.MaxAdmittedInWindow - p.a.MaxAdmittedInWindow
-		if (abs(d) > 2 && abs(rel) > 0.02) || (abs(float64(dw)) > 1 && abs(float64(dw)) > 0.01*float64(limit)) {
+		if (math.Abs(d) > 2 && math.Abs(rel) > 0.02) || (math.Abs(float64(dw)) > 1 && math.Abs(float64(dw)) > 0.01*float64(limit)) {
 			gaps = append(gaps, gap{p.label, p.a, p.b, rel})
 		}
 	}
@@ -180,7 +181,7 @@ func CompareFinding(a, b *result.Result, nameA, nameB string) string {
 	case len(gaps) == 0:
 		out = fmt.Sprintf("%s and %s agree on the runs they share; only one side has %s.", nameA, nameB, strings.Join(alone, ", "))
 	default:
-		slices.SortStableFunc(gaps, func(x, y gap) int { return cmp.Compare(abs(y.rel), abs(x.rel)) })
+		slices.SortStableFunc(gaps, func(x, y gap) int { return cmp.Compare(math.Abs(y.rel), math.Abs(x.rel)) })
 		g := gaps[0]
 		out = fmt.Sprintf("%s and %s differ on %d of their runs, most on %s: %s admitted %d and %s %d (%+.1f%%), at most %d and %d in any span W.",
 			nameA, nameB, len(gaps), g.label, nameA, g.a.Admitted, nameB, g.b.Admitted, 100*g.rel, g.a.MaxAdmittedInWindow, g.b.MaxAdmittedInWindow)
@@ -209,11 +210,4 @@ func latencyNote(a, b *result.Result, nameA, nameB string) string {
 		return ""
 	}
 	return fmt.Sprintf("Their latencies measure different things: %s's are %s, %s's %s.", nameA, wa, nameB, wb)
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
