@@ -16,13 +16,15 @@ import (
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/fit"
+	"github.com/ratebench/ratebench/probe/corpus"
 )
 
 // TestProbeServe: probed, `ratebench serve` is found to run the algorithm
-// it serves, with its policy (a bucket's rate within 1% and capacity
-// within 1; a window's limit, length and phase), at least 99% of the
-// scored requests predicted and at most 5% too close to call, within a
-// minute and 10,000 requests. Fitted on the server's own decision
+// it serves (for gcra, any of the buckets, which decide alike), with its
+// policy (a bucket's rate within 1% and capacity within 1; a window's
+// limit, length and phase), at least 99% of the scored requests
+// predicted and at most 5% too close to call, within a minute and 10,000
+// requests. Fitted on the server's own decision
 // instants instead (recorded by a wrapper around its limiter), the same
 // model and policy predict at least 99.9%: what the probe's fit misses
 // beyond that is timing jitter between client and server, not a defect of
@@ -73,8 +75,8 @@ func TestProbeServe(t *testing.T) {
 			}
 			if tc.burst > 0 {
 				rate := float64(b.Limit) / time.Duration(b.WindowNS).Seconds()
-				if b.Algorithm != "gcra" || rate < 0.99*float64(tc.limit) || rate > 1.01*float64(tc.limit) || b.Burst < tc.burst-1 || b.Burst > tc.burst+1 {
-					t.Errorf("best %s, want gcra of %d per 1s with a burst of %d", b, tc.limit, tc.burst)
+				if !slices.Contains(corpus.Buckets(), b.Algorithm) || rate < 0.99*float64(tc.limit) || rate > 1.01*float64(tc.limit) || b.Burst < tc.burst-1 || b.Burst > tc.burst+1 {
+					t.Errorf("best %s, want a bucket (%s) of %d per 1s with a burst of %d", b, strings.Join(corpus.Buckets(), ", "), tc.limit, tc.burst)
 				}
 			} else {
 				if b.Algorithm != tc.algo || b.Limit != tc.limit || b.WindowNS != int64(time.Second) {
@@ -92,7 +94,9 @@ func TestProbeServe(t *testing.T) {
 			}
 			sb := server.Best
 			t.Logf("on the server's %d decision instants: %s, %.2f%% predicted", server.Requests, sb, sb.AgreementPct)
-			if sb.AgreementPct < 99.9 || sb.Algorithm != b.Algorithm || sb.Limit != b.Limit || sb.WindowNS != b.WindowNS || sb.Burst != b.Burst {
+			// The buckets decide alike: which one is named best is a tie.
+			same := sb.Algorithm == b.Algorithm || (slices.Contains(corpus.Buckets(), sb.Algorithm) && slices.Contains(corpus.Buckets(), b.Algorithm))
+			if sb.AgreementPct < 99.9 || !same || sb.Limit != b.Limit || sb.WindowNS != b.WindowNS || sb.Burst != b.Burst {
 				t.Errorf("on the server's decision instants: best %s at %.2f%%; want the probe's %s at >= 99.9%%", sb, sb.AgreementPct, b)
 			}
 			if p.Requests > 10000 || took > time.Minute {
