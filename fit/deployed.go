@@ -40,23 +40,17 @@ func (m *httprateModel) reset(p params, n int) {
 // as they stand then.
 func (m *httprateModel) at(k int, t int64) (at, start, prev, curr int64) {
 	at = max(t, m.latest[k])
-	start, prev, curr = m.start[k], m.prev[k], m.curr[k]
-	if s := floorTo(at, m.window, m.phase); s > start {
-		if s == start+m.window {
-			prev = curr
-		} else {
-			prev = 0
-		}
-		start, curr = s, 0
-	}
+	start, prev, curr = roll(at, m.start[k], m.prev[k], m.curr[k], m.window, m.phase)
 	return at, start, prev, curr
 }
 
+// decide admits while round(rate) <= limit-1, that is (the rate is never
+// negative, and rounds half away from zero) while rate < limit - 1/2.
 func (m *httprateModel) decide(k int, t int64) bool {
 	at, start, prev, curr := m.at(k, t)
 	w := float64(m.window)
 	rate := float64(prev)*(w-float64(at-start))/w + float64(curr)
-	return int64(math.Round(rate)) <= m.limit-1
+	return rate < float64(m.limit)-0.5
 }
 
 func (m *httprateModel) apply(k int, t int64, admitted bool) {

@@ -212,16 +212,7 @@ func (m *counterModel) reset(p params, n int) {
 
 // at returns the counts as they stand at t.
 func (m *counterModel) at(k int, t int64) (start, prev, curr int64) {
-	start, prev, curr = m.start[k], m.prev[k], m.curr[k]
-	if s := floorTo(t, m.window, m.phase); s > start {
-		if s == start+m.window {
-			prev = curr
-		} else {
-			prev = 0
-		}
-		start, curr = s, 0
-	}
-	return start, prev, curr
+	return roll(t, m.start[k], m.prev[k], m.curr[k], m.window, m.phase)
 }
 
 func (m *counterModel) decide(k int, t int64) bool {
@@ -254,16 +245,18 @@ func (m *fixedModel) reset(p params, n int) {
 	m.count = resize(m.count, n, 0)
 }
 
+// decide and apply compare t with the key's window's end before they
+// divide: most requests fall in the window of the one before.
 func (m *fixedModel) decide(k int, t int64) bool {
-	if floorTo(t, m.window, m.phase) > m.start[k] {
+	if t >= m.start[k]+m.window {
 		return m.limit >= 1
 	}
 	return m.count[k] < m.limit
 }
 
 func (m *fixedModel) apply(k int, t int64, admitted bool) {
-	if s := floorTo(t, m.window, m.phase); s > m.start[k] {
-		m.start[k], m.count[k] = s, 0
+	if t >= m.start[k]+m.window {
+		m.start[k], m.count[k] = floorTo(t, m.window, m.phase), 0
 	}
 	if admitted {
 		m.count[k]++
@@ -304,6 +297,20 @@ func (m *firstModel) apply(k int, t int64, _ bool) {
 		m.open[k], m.count[k] = t, 0
 	}
 	m.count[k]++
+}
+
+// roll is a sliding counter's window start and its previous and current
+// counts at t, from those of the window at start: windows of w start at
+// phase + jw. It divides only when t is past the next window: most
+// requests fall in the window of the one before, or the next.
+func roll(t, start, prev, curr, w, phase int64) (int64, int64, int64) {
+	switch {
+	case t < start+w:
+		return start, prev, curr
+	case t < start+2*w:
+		return start + w, curr, 0
+	}
+	return floorTo(t, w, phase), 0, 0
 }
 
 // floorTo is the start of the window of width w, starting at phase + jw,
