@@ -183,7 +183,7 @@ func (e Expectation) Check(r *Result) (int, string) {
 		case math.Abs(got/want-1) > 0.01:
 			differ("its rate is %.4g/s, not %.4g/s", got*1e9, want*1e9)
 		case !b.RateOnly() && math.Abs(float64(b.WindowNS)/float64(e.Window)-1) > 0.01:
-			differ("its window is %v, not %v", time.Duration(b.WindowNS), e.Window)
+			differ("its window is %v, not %v", result.Readable(time.Duration(b.WindowNS)), e.Window)
 		}
 	}
 	if e.Burst > 0 {

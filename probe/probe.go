@@ -179,7 +179,7 @@ func (p *prober) burstSpread(rows []bench.TraceRow) {
 	}
 	if spread := last - first; spread > 20*time.Millisecond {
 		p.logf("probe: capacity: the burst of %d took %v to leave over %d connections, so a bucket's capacity may read high; raise -connections to send it at once",
-			len(rows), roundDuration(spread), p.cfg.Connections)
+			len(rows), result.Readable(spread), p.cfg.Connections)
 	}
 }
 
@@ -237,7 +237,7 @@ func (p *prober) rate(ctx context.Context, capacity int64) (float64, error) {
 				// admits nothing under steady overload, or its window
 				// is longer than the span.
 				p.logf("probe: rate: %d of a steady %.3g/s for %v admitted after the first second: the service seems to count denied requests; stepping the rate up from below instead",
-					admitted, r, span)
+					admitted, r, result.Readable(span))
 				return p.steps(ctx, capacity, r)
 			}
 			return got / 1e9, nil
@@ -375,23 +375,15 @@ func (p *prober) skipBoundary(w time.Duration, n int64, span time.Duration) stri
 	left := p.cfg.MaxDuration - p.elapsed
 	switch {
 	case w < 20*time.Millisecond:
-		return fmt.Sprintf("the window the rate and capacity imply, %v, is under 20ms: too short to aim at its edges from here", w)
+		return fmt.Sprintf("the window the rate and capacity imply, %v, is under 20ms: too short to aim at its edges from here", result.Readable(w))
 	case w > 5*time.Second:
-		return fmt.Sprintf("the window the rate and capacity imply, %v, is over 5s; give -window if you know it", roundDuration(w))
+		return fmt.Sprintf("the window the rate and capacity imply, %v, is over 5s; give -window if you know it", result.Readable(w))
 	case n > p.budget()/2:
 		return fmt.Sprintf("it needs %d requests and %d are left; raise -max-requests (now %d)", n, p.budget(), p.cfg.MaxRequests)
 	case p.elapsed+span > p.cfg.MaxDuration:
-		return fmt.Sprintf("it needs about %v and %v is left; raise -max-duration (now %v)", roundDuration(span), roundDuration(max(left, 0)), p.cfg.MaxDuration)
+		return fmt.Sprintf("it needs about %v and %v is left; raise -max-duration (now %v)", result.Readable(span), result.Readable(max(left, 0)), p.cfg.MaxDuration)
 	}
 	return ""
-}
-
-// roundDuration rounds d for a person: to 1ms under 10s, else to 100ms.
-func roundDuration(d time.Duration) time.Duration {
-	if d < 10*time.Second {
-		return d.Round(time.Millisecond)
-	}
-	return d.Round(100 * time.Millisecond)
 }
 
 // idleFor is how long to wait for a limiter to forget: a fifth more than
@@ -459,7 +451,7 @@ func (p *prober) experiment(ctx context.Context, name string, s *schedule) ([]be
 	}
 	if p.cfg.Log != nil {
 		adm, rej := p.count(rows)
-		fmt.Fprintf(p.cfg.Log, "probe: %s: %d requests over %v: %d admitted, %d rejected\n", name, len(rows), roundDuration(s.span()), adm, rej)
+		fmt.Fprintf(p.cfg.Log, "probe: %s: %d requests over %v: %d admitted, %d rejected\n", name, len(rows), result.Readable(s.span()), adm, rej)
 	}
 	if run.Live != nil && run.Live.Unsent+run.Live.Dropped > 0 {
 		p.logf("probe: %s: %d of %d requests were not sent (the sender fell behind, or more than %d were in flight); the fit has the rest",

@@ -63,11 +63,11 @@ const (
 // burst of 21, per client address".
 func (f Fit) String() string {
 	where := map[string]string{ScopeGlobal: "for all clients together", ScopeSource: "per client address", ScopeKey: "per key"}[f.Scope]
-	s := fmt.Sprintf("%s of %s per %v", f.Algorithm, Group(f.Limit), time.Duration(f.WindowNS))
+	s := fmt.Sprintf("%s of %s per %v", f.Algorithm, Group(f.Limit), Readable(time.Duration(f.WindowNS)))
 	if f.Burst != f.Limit {
 		s += fmt.Sprintf(" with a burst of %s", Group(f.Burst))
 	}
-	switch w := time.Duration(f.WindowNS); {
+	switch w := Readable(time.Duration(f.WindowNS)); {
 	case f.UnixPhaseNS != nil && (*f.UnixPhaseNS < onMultiples || f.WindowNS-*f.UnixPhaseNS < onMultiples):
 		s += fmt.Sprintf(", windows on multiples of %v of the Unix clock", w)
 	case f.UnixPhaseNS != nil:
@@ -79,6 +79,19 @@ func (f Fit) String() string {
 		s += ", " + where
 	}
 	return s
+}
+
+// Readable rounds d for a person to read: to 10µs under 10ms, to 1ms
+// under 10s, else to 100ms. A fitted window is known to nanoseconds only
+// in arithmetic; "969.3189ms" says more than the trace can.
+func Readable(d time.Duration) time.Duration {
+	switch {
+	case d < 10*time.Millisecond:
+		return d.Round(10 * time.Microsecond)
+	case d < 10*time.Second:
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(100 * time.Millisecond)
 }
 
 // RateOnly reports whether only the fit's rate and burst are known, not
