@@ -244,8 +244,8 @@ func (r *Result) Sentence() string {
 		b.Scope = "" // not said: one client's requests cannot tell it
 	}
 	if r.Confidence == result.Unexplained {
-		return fmt.Sprintf("is explained by no model: the closest, %s, predicts %.1f%% of %s requests, %.1f%% too close to call",
-			b, b.AgreementPct, result.Group(r.Requests), b.AmbiguousPct)
+		return fmt.Sprintf("is explained by no model: the closest, %s, predicts %.1f%% of %s requests, %.1f%% too close to call; %s",
+			b, b.AgreementPct, result.Group(r.Requests), b.AmbiguousPct, strings.Join(r.Doubts, "; "))
 	}
 	s := "behaves like " + b.String()
 	if len(b.Equivalent) > 1 {

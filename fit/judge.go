@@ -17,6 +17,7 @@ type entry struct {
 	fit    Fit
 	family family
 	scope  *scope
+	p      params
 	rec    record
 }
 
@@ -63,6 +64,44 @@ func (d *data) agreement(e *entry, mask []bool) float64 {
 		return 0
 	}
 	return 100 * float64(scored-misses) / float64(scored)
+}
+
+// farMisses replays e's model and counts the requests alone in their
+// group (overlapping no other of their key) that it scored and got
+// wrong, and of those the ones whose prediction stays the same at every
+// instant within within of theirs (a quarter, a half and the whole of it
+// either side). Timing explains a miss next to a decision edge: the
+// service decided a little earlier or later than the model placed it. A
+// miss far from every edge is the model's own: the limiter does what it
+// does not.
+func (d *data) farMisses(e *entry, within int64) (misses, far int64) {
+	s := e.scope
+	m := e.family.new()
+	m.reset(e.p, s.n)
+	for i, t := range d.t {
+		k := s.key[i]
+		if s.members[s.group[i]] == nil && !e.rec.amb[i] {
+			if pred := m.decide(k, t); pred != d.adm[i] {
+				misses++
+				if stays(m, k, t, within, pred) {
+					far++
+				}
+			}
+		}
+		m.apply(k, t, d.adm[i])
+	}
+	return misses, far
+}
+
+// stays reports whether m predicts pred for key k at t-D and t+D for D
+// a quarter, a half and the whole of within.
+func stays(m model, k int, t, within int64, pred bool) bool {
+	for _, dt := range []int64{within / 4, within / 2, within} {
+		if m.decide(k, t-dt) != pred || m.decide(k, t+dt) != pred {
+			return false
+		}
+	}
+	return true
 }
 
 // alike reports whether a and b decide the same on the trace: they differ
@@ -125,7 +164,8 @@ func (d *data) rank(es []*entry) {
 // percent of the scored requests with at most maxAmbiguous percent too
 // close to call, and no model of another group comes within closeCall
 // points of it on the same requests. Below minExplained percent, or above
-// maxExplainedAmbiguous too close to call, no model explains the trace.
+// maxExplainedAmbiguous too close to call, or with too many misses that
+// timing cannot explain (farMisses), no model explains the trace.
 const (
 	timingShare           = 50 // a window model is unsure when u exceeds the window over this
 	minSure               = 99
@@ -133,6 +173,18 @@ const (
 	closeCall             = 0.5
 	minExplained          = 95
 	maxExplainedAmbiguous = 25
+)
+
+// A miss is far (farMisses) when its prediction holds within farFrom
+// times the timing uncertainty of its instant; more than maxFarPerMille
+// of the scored requests far, and at least minFar of them, and no model
+// explains the trace. A true model's misses are timing, next to an edge;
+// a window that a request opens can leave a few far (the opening request's
+// instant, not this one's, was off).
+const (
+	farFrom        = 2
+	maxFarPerMille = 5
+	minFar         = 5
 )
 
 // judge groups the ranked entries with the best (those that decide alike
@@ -181,8 +233,14 @@ func (d *data) judge(es []*entry, res *Result) {
 	}
 	if b.AgreementPct < minExplained || b.AmbiguousPct > maxExplainedAmbiguous {
 		res.Confidence = result.Unexplained
-		res.Doubts = []string{fmt.Sprintf("no model explains it: the best, %s, predicts %.1f%% of the scored requests with %.1f%% too close to call",
-			b.Algorithm, b.AgreementPct, b.AmbiguousPct)}
+		res.Doubts = []string{fmt.Sprintf("the closest predicts under %d%% of the scored requests, or calls over %d%% too close to call",
+			minExplained, maxExplainedAmbiguous)}
+		return
+	}
+	if _, far := d.farMisses(best, farFrom*d.u); far > max(minFar, b.Scored*maxFarPerMille/1000) {
+		res.Confidence = result.Unexplained
+		res.Doubts = []string{fmt.Sprintf("%d of the requests it gets wrong are more than %v (twice the answers' p99) from any instant at which it would decide otherwise: timing does not explain them",
+			far, result.Readable(time.Duration(farFrom*d.u)))}
 		return
 	}
 	if b.AgreementPct < minSure {
@@ -190,7 +248,7 @@ func (d *data) judge(es []*entry, res *Result) {
 	}
 	if w := b.WindowNS; !best.family.rateBased && w > 0 && d.u > w/timingShare {
 		doubt("answers took up to %v (p99), more than 1/%d of the %v window: its length and limit are known only to about that; a quieter host or a client nearer the service would tell",
-			time.Duration(d.u).Round(time.Millisecond), timingShare, time.Duration(w))
+			result.Readable(time.Duration(d.u)), timingShare, result.Readable(time.Duration(w)))
 	}
 	if b.AmbiguousPct > maxAmbiguous {
 		doubt("%.1f%% of the requests were too close to call (over %d%%): the answers' timing blurs the thresholds; a quieter host or a client nearer the service would tell", b.AmbiguousPct, maxAmbiguous)

@@ -75,39 +75,93 @@ func TestFitVerdicts(t *testing.T) {
 	}
 }
 
-// TestFitOutsider: a limiter no model describes (a window whose limit
-// halves after every rejection and comes back after an idle window) is
-// not fitted with confidence.
+// TestFitOutsider: a limiter no model describes (a window on the clock
+// whose limit halves after every rejection, to no less than a floor, and
+// comes back after an idle window) is explained by no model: when the
+// best model predicts too little, and when it predicts nearly all but
+// gets requests wrong that no timing would explain.
 func TestFitOutsider(t *testing.T) {
+	for _, tc := range []struct {
+		why   string
+		rate  float64 // per second, Poisson
+		pause int     // one arrival in pause is followed by two idle windows
+		floor int64
+		doubt string // in the doubts
+	}{
+		{why: "overloaded, with a floor of 5: the best predicts under 95%", rate: 45, pause: 400, floor: 5, doubt: "predicts under 95%"},
+		{why: "overloaded, with a floor of 1: the best predicts over 95%, with misses far from its edges", rate: 100, pause: 2000, floor: 1, doubt: "timing does not explain"},
+	} {
+		t.Run(tc.why, func(t *testing.T) {
+			res, err := fit.Run(halvingTrace(tc.rate, tc.pause, tc.floor), fit.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s", res.Sentence())
+			if res.Confidence != result.Unexplained {
+				t.Errorf("confidence %q, want %q: %s", res.Confidence, result.Unexplained, res.Sentence())
+			}
+			if !strings.Contains(strings.Join(res.Doubts, "\n"), tc.doubt) {
+				t.Errorf("doubts %q, want one saying %q", res.Doubts, tc.doubt)
+			}
+		})
+	}
+}
+
+// halvingTrace is 30s of Poisson arrivals at rate per second through a
+// window of 1s on the clock whose limit starts at 40, halves (to no less
+// than floor) at every rejection, and is 40 again after an idle window;
+// answers take 1ms.
+func halvingTrace(rate float64, pause int, floor int64) []fit.Request {
 	const w = time.Second
 	limit, start, count, last := int64(40), time.Duration(-1), int64(0), time.Duration(-w)
 	rng := rand.New(rand.NewPCG(7, 8))
 	var reqs []fit.Request
-	for at := time.Duration(0); at < 30*time.Second; at += time.Duration(rng.ExpFloat64() / 45 * 1e9) {
+	for at := time.Duration(0); at < 30*time.Second; at += time.Duration(rng.ExpFloat64() / rate * 1e9) {
 		if at-last > w {
 			limit = 40
 		}
 		last = at
 		if at >= start+w {
-			start, count = at, 0
+			start, count = at.Truncate(w), 0
 		}
 		ok := count < limit
 		if ok {
 			count++
 		} else {
-			limit = max(limit/2, 5)
+			limit = max(limit/2, floor)
 		}
 		reqs = append(reqs, fit.Request{Sent: at, Done: at + time.Millisecond, Key: "k", Admitted: ok})
-		if rng.IntN(400) == 0 { // now and then a pause, to bring the limit back
+		if rng.IntN(pause) == 0 { // now and then a pause, to bring the limit back
 			at += 2 * w
 		}
 	}
-	res, err := fit.Run(reqs, fit.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%s", res.Sentence())
-	if res.Confidence == result.Sure {
-		t.Errorf("an outsider fitted with confidence: %s", res.Sentence())
+	return reqs
+}
+
+// TestFitTimingMisses: a model's misses that timing explains (the
+// service's decision up to 2ms off the span the client saw, against answers
+// of 0.5ms to 2ms) leave it a verdict, not "explained by no model".
+func TestFitTimingMisses(t *testing.T) {
+	for _, algo := range []string{"sliding-log", "gcra", "httprate"} {
+		t.Run(algo, func(t *testing.T) {
+			reqs := simTrace(t, algo, algorithms.Policy{Limit: 25, Window: 1500 * time.Millisecond, Burst: 25},
+				workload.Spec{Name: "poisson", Rate: 120, Duration: 20 * time.Second, Keys: 1, Cost: 1, Seed: 3})
+			rng := rand.New(rand.NewPCG(1, 2))
+			for i := range reqs {
+				reqs[i].Sent += time.Duration(rng.Int64N(int64(4*time.Millisecond))) - 2*time.Millisecond
+				reqs[i].Done = reqs[i].Sent + 500*time.Microsecond + time.Duration(rng.Int64N(int64(1500*time.Microsecond)))
+			}
+			res, err := fit.Run(reqs, fit.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s", res.Sentence())
+			if res.Best.AgreementPct == 100 {
+				t.Fatalf("no misses: the jitter tests nothing")
+			}
+			if res.Confidence == result.Unexplained {
+				t.Errorf("timing misses taken for a limiter no model explains: %s", res.Sentence())
+			}
+		})
 	}
 }

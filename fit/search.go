@@ -428,7 +428,7 @@ func (d *data) search(f family, s *scope) *entry {
 			}
 		}
 	}
-	e := &entry{fit: d.fitOf(f, s, best), family: f, scope: s,
+	e := &entry{fit: d.fitOf(f, s, best), family: f, scope: s, p: best.p,
 		rec: record{pred: make([]bool, len(d.t)), amb: make([]bool, len(d.t))}}
 	d.score(m, best.p, s, &counts, own, &e.rec, unbounded)
 	return e

@@ -36,8 +36,9 @@ const corpusSources = "127.0.0.1-127.0.0.4"
 // reported, and each probe logs a row of a markdown table (target, true
 // policy, verdict, agreement, too close to call, requests, wall time),
 // the whole table at the end (and into the file RATEBENCH_CORPUS_TABLE
-// names, if set). A target whose program is missing is skipped (failed
-// under its corpus.RequireEnv).
+// names, if set); each probe's folder is kept under the folder
+// RATEBENCH_CORPUS_KEEP names, if set, to be fitted again. A target whose
+// program is missing is skipped (failed under its corpus.RequireEnv).
 func TestCorpus(t *testing.T) {
 	type variant struct {
 		name    string
@@ -169,8 +170,10 @@ func startCorpus(t *testing.T, name string) *corpus.Target {
 // result.json and wall time.
 func probeCorpus(t *testing.T, url string, args []string) corpus.Run {
 	t.Helper()
-	dir := t.TempDir()
-	out := filepath.Join(dir, "probe")
+	out := filepath.Join(t.TempDir(), "probe")
+	if keep := os.Getenv("RATEBENCH_CORPUS_KEEP"); keep != "" { // for refitting with `ratebench fit`
+		out = filepath.Join(keep, strings.NewReplacer("/", "_", " ", "-").Replace(t.Name()))
+	}
 	argv := append([]string{"probe", "-url", url, "-no-report", "-out", out,
 		"-max-requests", strconv.Itoa(corpus.MaxRequests), "-max-duration", corpus.MaxWall.String()}, args...)
 	// Not runCLI: probes run in parallel, and one process has one working

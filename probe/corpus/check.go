@@ -59,7 +59,7 @@ func (r Run) requests() int64 {
 //   - agreement: at least 99% of the scored requests predicted and at
 //     most 5% too close to call;
 //   - confidence (a limiter no model explains, in place of all the
-//     above): said, and not "sure";
+//     above): "unexplained";
 //   - reject status, requests and wall time: the truth's status alone; at
 //     most MaxRequests sent within MaxWall.
 //
@@ -75,9 +75,9 @@ func Check(t Truth, r Run) []string {
 	}
 	b := p.Best
 	if t.Outside {
-		if p.Confidence != result.Unsure && p.Confidence != result.Unexplained {
-			fail("confidence", "%q, want %q or %q: no model explains the limiter, and the best, %s, predicted %.2f%%",
-				p.Confidence, result.Unsure, result.Unexplained, b, b.AgreementPct)
+		if p.Confidence != result.Unexplained {
+			fail("confidence", "%q, want %q: no model explains the limiter, and the best, %s, predicted %.2f%%",
+				p.Confidence, result.Unexplained, b, b.AgreementPct)
 		}
 	} else {
 		fails = append(fails, checkFit(t, b, r.Sources, p.Confidence == result.Sure)...)

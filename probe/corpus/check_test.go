@@ -145,8 +145,14 @@ func TestCheck(t *testing.T) {
 		},
 		{
 			// No model explains it, and the probe says so.
-			name: "an outsider found unsure", truth: outside, sources: 4, confidence: result.Unsure,
+			name: "an outsider found unexplained", truth: outside, sources: 4, confidence: result.Unexplained,
 			best: with(fixed, func(f *result.Fit) { f.AgreementPct = 80 }),
+		},
+		{
+			// ... or only doubts the model it found.
+			name: "an outsider found unsure", truth: outside, sources: 4, confidence: result.Unsure,
+			best: with(fixed, func(f *result.Fit) { f.AgreementPct = 98 }),
+			want: []string{"confidence"},
 		},
 		{
 			// ... or says it is sure of a model.
