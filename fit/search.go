@@ -370,7 +370,6 @@ func (d *data) search(f family, s *scope) *entry {
 	// Every seed is scored; the best of each window and phase (for a
 	// bucket: each rate and tick phase) starts a local search, for those
 	// are different hills; the best few are climbed.
-	type hill struct{ window, phase, interval int64 }
 	starts := map[hill]candidate{}
 	for _, p := range d.seedParams(f, s) {
 		if !valid(f, p) {
@@ -387,9 +386,7 @@ func (d *data) search(f family, s *scope) *entry {
 		}
 	}
 	if !f.rateBased {
-		for h, c := range starts {
-			starts[h] = bestLimit(c, eval)
-		}
+		hillLimits(f, starts, eval)
 	}
 	if f.phased {
 		// Each window's best hill is tried at phases across the window
@@ -432,6 +429,50 @@ func (d *data) search(f family, s *scope) *entry {
 		rec: record{pred: make([]bool, len(d.t)), amb: make([]bool, len(d.t))}}
 	d.score(m, best.p, s, &counts, own, &e.rec, unbounded)
 	return e
+}
+
+// hill is where a local search starts: a window and phase, or a bucket's
+// rate and tick phase.
+type hill struct{ window, phase, interval int64 }
+
+// hillLimits sets each window hill's limit to the one that costs least.
+// The phases of one window share it, give or take one: the window's best
+// hill is searched (bestLimit), and its other phases try that limit and
+// its two neighbours; a phased model seeds up to six phases a window, and
+// a ternary search costs some fifty replays.
+func hillLimits(f family, starts map[hill]candidate, eval evalFunc) {
+	if !f.phased {
+		for h, c := range starts {
+			starts[h] = bestLimit(c, eval)
+		}
+		return
+	}
+	best := map[int64]hill{} // per window; ties to the earlier phase, so that the result is the same on every run
+	for h, c := range starts {
+		b, ok := best[h.window]
+		if !ok || cmp.Or(cmp.Compare(c.cost(), starts[b].cost()), cmp.Compare(h.phase, b.phase)) < 0 {
+			best[h.window] = h
+		}
+	}
+	for w, bh := range best {
+		found := bestLimit(starts[bh], eval)
+		starts[bh] = found
+		for h, c := range starts {
+			if h.window != w || h == bh {
+				continue
+			}
+			for _, l := range []int64{found.p.limit - 1, found.p.limit, found.p.limit + 1} {
+				p := c.p
+				p.limit = l
+				if valid(f, p) {
+					if n := eval(p, c.cost()); n.cost() < c.cost() {
+						c = n
+					}
+				}
+			}
+			starts[h] = c
+		}
+	}
 }
 
 // phaseScan tries c's window and limit at phaseSteps phases across the
