@@ -68,7 +68,7 @@ type Outcome struct {
 }
 
 // ErrNoLimit: the service admitted everything the probe could send.
-var ErrNoLimit = errors.New("probe: the service admitted every request the probe sent: no limit reached within its bounds")
+var ErrNoLimit = errors.New("the service admitted every request the probe sent: no limit reached within its bounds")
 
 const (
 	defaultMaxRequests = 10000
@@ -411,7 +411,7 @@ func (p *prober) experiment(ctx context.Context, name string, s *schedule) ([]be
 		s.thin(float64(p.budget()) / float64(len(s.arrivals)))
 	}
 	if len(s.arrivals) == 0 || p.elapsed+s.span() > p.cfg.MaxDuration {
-		return nil, fmt.Errorf("probe: %s: the probe's bounds (%d requests, %v) are spent; raise -max-requests or -max-duration", name, p.cfg.MaxRequests, p.cfg.MaxDuration)
+		return nil, fmt.Errorf("%s: the probe's bounds (%d requests, %v) are spent; raise -max-requests or -max-duration", name, p.cfg.MaxRequests, p.cfg.MaxDuration)
 	}
 	path, err := s.write(p.cfg.Dir, name)
 	if err != nil {
@@ -486,6 +486,10 @@ func (p *prober) count(rows []bench.TraceRow) (admitted, rejected int64) {
 	return admitted, rejected
 }
 
+// longFit is the size of a trace whose fit is announced: from about this
+// many requests on it takes long enough for a person to wonder.
+const longFit = 50000
+
 // finish classifies every row by the reject statuses found, hands the
 // rows to the trace, fits them and says what the service is.
 func (p *prober) finish(capacity int64, rate float64) (*Outcome, error) {
@@ -499,6 +503,9 @@ func (p *prober) finish(capacity int64, rate float64) (*Outcome, error) {
 	opts := fit.Options{StartUnixNS: p.start.UnixNano(), Windows: []time.Duration{time.Duration(float64(capacity) / rate)}, RatesPerS: []float64{rate * 1e9}}
 	if p.cfg.Window > 0 {
 		opts.Windows = append(opts.Windows, p.cfg.Window)
+	}
+	if len(reqs) >= longFit {
+		p.logf("probe: fit: %s requests to replay through every model; at this size that takes minutes", result.Group(int64(len(reqs))))
 	}
 	f, err := fit.Run(reqs, opts)
 	if err != nil {

@@ -405,7 +405,9 @@ func orDash(s string) string {
 // AdvertisedReading says whether the policy the service advertised in
 // RateLimit-Policy is the one fitted, e.g. "It advertises 100 per 1m
 // (RateLimit-Policy), which is not what it does."; "" when it advertised
-// none or the fit found a shaper.
+// none or the fit found a shaper. Only a sure fit says the advertised
+// policy is wrong: an unsure one may be the timing's error, not the
+// service's.
 func AdvertisedReading(r *result.Result, f *fit.Result) string {
 	if f == nil || f.Shaper {
 		return ""
@@ -421,7 +423,13 @@ func AdvertisedReading(r *result.Result, f *fit.Result) string {
 		return ""
 	}
 	verdict := "which matches the fit"
-	if !f.Best.Matches(*adv) {
+	switch {
+	case f.Confidence == result.Unexplained:
+		verdict = "which the fit cannot check: no model explains what it does"
+	case f.Best.Matches(*adv):
+	case f.Confidence == result.Unsure:
+		verdict = "which the fit, being unsure, neither confirms nor rules out"
+	default:
 		verdict = "which is not what it does"
 	}
 	return fmt.Sprintf("It advertises %d per %v (RateLimit-Policy), %s.", adv.Limit, time.Duration(adv.WindowNS), verdict)
