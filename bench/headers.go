@@ -74,6 +74,7 @@ type HeaderCheck struct {
 	stats    result.HeaderStats
 	factors  []float64     // Retry-After over the wait that sufficed, when overstated
 	last     time.Duration // the latest send instant seen
+	prev     time.Duration // the last row's send instant
 	disorder time.Duration // the most a row came after one sent later
 }
 
@@ -158,6 +159,11 @@ func weights(r *TraceRow) (admitted, requests int64) {
 
 // Row implements Tracer.
 func (h *HeaderCheck) Row(r TraceRow) {
+	// A row sent well after the one before it (the last of a burst,
+	// held back for a free connection) may be followed by rows sent
+	// before it, up to that lead: the flights they may overlap are kept.
+	lead := min(max(r.Sent-h.prev, 0), maxDisorder)
+	h.prev = r.Sent
 	if r.Sent >= h.last {
 		h.last = r.Sent
 	} else {
@@ -174,7 +180,7 @@ func (h *HeaderCheck) Row(r TraceRow) {
 		h.keys[r.Key] = k
 	}
 	// A later row sent before a flight's answer may still come, by late.
-	k.flying = slices.DeleteFunc(k.flying, func(f flight) bool { return f.done <= r.Sent-late-flightMargin })
+	k.flying = slices.DeleteFunc(k.flying, func(f flight) bool { return f.done <= r.Sent-max(late, lead)-flightMargin })
 	kept := k.claims[:0]
 	for _, c := range k.claims {
 		if v := h.step(&c, &r, f, margin); v != stillOpen {
