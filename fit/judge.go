@@ -68,29 +68,25 @@ func (d *data) agreement(e *entry, mask []bool) float64 {
 
 // farMisses replays e's model and counts the requests alone in their
 // group (overlapping no other of their key) that it scored and got
-// wrong, and of those the ones whose prediction stays the same at every
-// instant within within of theirs (a quarter, a half and the whole of it
-// either side). Timing explains a miss next to a decision edge: the
-// service decided a little earlier or later than the model placed it. A
-// miss far from every edge is the model's own: the limiter does what it
-// does not.
-func (d *data) farMisses(e *entry, within int64) (misses, far int64) {
+// wrong, and whose prediction stays the same at every instant within
+// within of theirs (a quarter, a half and the whole of it either side).
+// Timing explains a miss next to a decision edge: the service decided a
+// little earlier or later than the model placed it. A miss far from every
+// edge is the model's own: the limiter does something the model does not.
+func (d *data) farMisses(e *entry, within int64) (far int64) {
 	s := e.scope
 	m := e.family.new()
 	m.reset(e.p, s.n)
 	for i, t := range d.t {
 		k := s.key[i]
 		if s.members[s.group[i]] == nil && !e.rec.amb[i] {
-			if pred := m.decide(k, t); pred != d.adm[i] {
-				misses++
-				if stays(m, k, t, within, pred) {
-					far++
-				}
+			if pred := m.decide(k, t); pred != d.adm[i] && stays(m, k, t, within, pred) {
+				far++
 			}
 		}
 		m.apply(k, t, d.adm[i])
 	}
-	return misses, far
+	return far
 }
 
 // stays reports whether m predicts pred for key k at t-D and t+D for D
@@ -176,9 +172,9 @@ const (
 )
 
 // A miss is far (farMisses) when its prediction holds within farFrom
-// times the timing uncertainty of its instant; more than maxFarPerMille
-// of the scored requests far, and at least minFar of them, and no model
-// explains the trace. A true model's misses are timing, next to an edge;
+// times the timing uncertainty of its instant; with more than
+// maxFarPerMille of the scored requests far, and more than minFar, no
+// model explains the trace. A true model's misses are timing, next to an edge;
 // a window that a request opens can leave a few far (the opening request's
 // instant, not this one's, was off).
 const (
@@ -237,7 +233,7 @@ func (d *data) judge(es []*entry, res *Result) {
 			minExplained, maxExplainedAmbiguous)}
 		return
 	}
-	if _, far := d.farMisses(best, farFrom*d.u); far > max(minFar, b.Scored*maxFarPerMille/1000) {
+	if far := d.farMisses(best, farFrom*d.u); far > max(minFar, b.Scored*maxFarPerMille/1000) {
 		res.Confidence = result.Unexplained
 		res.Doubts = []string{fmt.Sprintf("%d of the requests it gets wrong are more than %v (twice the answers' p99) from any instant at which it would decide otherwise: timing does not explain them",
 			far, result.Readable(time.Duration(farFrom*d.u)))}
