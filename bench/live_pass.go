@@ -129,9 +129,9 @@ func livePassRun(ctx context.Context, cfg LiveConfig, t Target, at time.Time, ca
 // and the collector measured into a Run.
 func (p *livePass) run(ctx context.Context, coll *liveCollector) (*result.Run, error) {
 	cfg := p.cfg
-	stream, err := workload.NewShard(cfg.Workload, cfg.Shard)
+	stream, err := cfg.open()
 	if err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
+		return nil, err
 	}
 	defer closeStream(stream)
 	// The pass sends what is due before its end, and stops there even

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -12,14 +13,16 @@ import (
 
 // Config is what an engine needs besides its targets.
 type Config struct {
-	Policy   algorithms.Policy
-	Workload workload.Spec
+	Policy algorithms.Policy
+	// Workload is where the arrivals come from: a workload.Spec, or
+	// workload.Arrivals held in memory.
+	Workload workload.Source
 	// Reference, when set, builds the exact limiter (sliding-log, keyed
 	// like the targets) whose decisions on the same arrivals the targets
 	// are compared with.
 	Reference func() (algorithms.Limiter, error)
 	// Span is the workload's length in virtual time: 0 means
-	// Workload.Duration; a whole trace (Duration 0) gives its last instant
+	// Workload.Span(); a whole trace (Duration 0) gives its last instant
 	// plus 1ns (workload.Info.Span). A live pass stops sending at its span.
 	Span time.Duration
 	// Bin is the width of a series bin; 0 picks W/10, widened so that a
@@ -31,16 +34,29 @@ type Config struct {
 	// (requests.csv). Nil costs nothing on the hot path.
 	Trace Tracer
 	// Shard, when not the whole schedule, plays only that shard's part of
-	// the workload (workload.NewShard): the same seeded schedule, filtered.
+	// the workload (Workload.Open): the same seeded schedule, filtered.
 	Shard workload.Shard
 }
 
-// span returns Span, or Workload.Duration when Span is 0.
+// span returns Span, or Workload.Span() when Span is 0 (0 without a
+// workload).
 func (c Config) span() time.Duration {
-	if c.Span > 0 {
+	if c.Span > 0 || c.Workload == nil {
 		return c.Span
 	}
-	return c.Workload.Duration
+	return c.Workload.Span()
+}
+
+// open opens the workload's stream of the shard the config plays.
+func (c Config) open() (workload.Stream, error) {
+	if c.Workload == nil {
+		return nil, errors.New("bench: the config has no workload")
+	}
+	st, err := c.Workload.Open(c.Shard)
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	return st, nil
 }
 
 // checkInterval is how many arrivals pass between two looks at the context
@@ -62,9 +78,11 @@ const maxEdgeBins = 20000
 // seriesBin is the series bin (ns) of a run of w over span: BinWidth, but
 // for the boundary workload the span of each half of an attack (at most
 // maxEdgeBins of them).
-func seriesBin(window, span time.Duration, w workload.Spec) int64 {
-	if e := w.EdgeSpan(); e > 0 && span/e <= maxEdgeBins {
-		return int64(e)
+func seriesBin(window, span time.Duration, w workload.Source) int64 {
+	if s, ok := w.(workload.Spec); ok {
+		if e := s.EdgeSpan(); e > 0 && span/e <= maxEdgeBins {
+			return int64(e)
+		}
 	}
 	return BinWidth(window, span)
 }
@@ -115,9 +133,9 @@ func simPass(ctx context.Context, cfg Config, t Target, ref *bitset) (*result.Ru
 	if err != nil {
 		return nil, err
 	}
-	stream, err := workload.NewShard(cfg.Workload, cfg.Shard)
+	stream, err := cfg.open()
 	if err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
+		return nil, err
 	}
 	defer closeStream(stream)
 	rec := newRecorder(t, cfg.Policy, cfg.bin())
@@ -176,9 +194,9 @@ func referencePass(ctx context.Context, cfg Config) (*bitset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bench: reference: %w", err)
 	}
-	stream, err := workload.NewShard(cfg.Workload, cfg.Shard)
+	stream, err := cfg.open()
 	if err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
+		return nil, err
 	}
 	defer closeStream(stream)
 	var bits bitset

@@ -92,11 +92,8 @@ func TestReplicaCase(t *testing.T) {
 
 // TestDeterminism: the same config gives byte-identical runs.
 func TestDeterminism(t *testing.T) {
-	cfg := bench.Config{
-		Policy:    policy,
-		Workload:  workload.Spec{Name: "zipf", Rate: 500, Duration: 5 * time.Second, Keys: 50, Cost: 1, Seed: 42},
-		Reference: bench.Reference(policy, 50),
-	}
+	spec := workload.Spec{Name: "zipf", Rate: 500, Duration: 5 * time.Second, Keys: 50, Cost: 1, Seed: 42}
+	cfg := bench.Config{Policy: policy, Workload: spec, Reference: bench.Reference(policy, 50)}
 	encode := func() []byte {
 		targets, err := bench.MemoryTargets(nil, policy, bench.Keys{N: 50}, 2)
 		if err != nil {
@@ -116,7 +113,8 @@ func TestDeterminism(t *testing.T) {
 	if string(a) != string(b) {
 		t.Fatal("two runs with the same seed differ")
 	}
-	cfg.Workload.Seed = 43
+	spec.Seed = 43
+	cfg.Workload = spec
 	if string(encode()) == string(a) {
 		t.Fatal("a different seed gave the same runs")
 	}

@@ -113,7 +113,9 @@ func lossyEvictions(lims []algorithms.Limiter) int64 {
 
 // NewResult assembles a result.json from an engine's config and runs.
 func NewResult(meta result.Meta, cfg Config, runs []result.Run) *result.Result {
-	w := cfg.Workload.Params()
-	w["name"] = cfg.Workload.Name
+	var w map[string]any
+	if cfg.Workload != nil {
+		w = cfg.Workload.Record()
+	}
 	return &result.Result{Meta: meta, Policy: result.PolicyOf(cfg.Policy), Workload: w, Runs: runs}
 }

@@ -54,8 +54,6 @@ type Config struct {
 	// Log, when set, gets a line per experiment.
 	Log      io.Writer
 	Progress bench.Progress
-	// Dir holds the experiments' schedules while they run.
-	Dir string
 }
 
 // Outcome is what a probe measured and found.
@@ -413,14 +411,9 @@ func (p *prober) experiment(ctx context.Context, name string, s *schedule) ([]be
 	if len(s.arrivals) == 0 || p.elapsed+s.span() > p.cfg.MaxDuration {
 		return nil, fmt.Errorf("%s: the probe's bounds (%d requests, %v) are spent; raise -max-requests or -max-duration", name, p.cfg.MaxRequests, p.cfg.MaxDuration)
 	}
-	path, err := s.write(p.cfg.Dir, name)
-	if err != nil {
-		return nil, err
-	}
 	var rows rowBuffer
 	cfg := bench.LiveConfig{
-		Config: bench.Config{Workload: s.spec(path),
-			Span: s.span(), Trace: &rows, Progress: p.cfg.Progress},
+		Config:      bench.Config{Workload: s.source("probe-" + name), Trace: &rows, Progress: p.cfg.Progress},
 		MaxInFlight: 1 << 16, Connections: p.cfg.Connections, AlignStart: s.align,
 	}
 	exec := httpexec.NewExecutor(p.cfg.Client, p.cfg.Connections, cfg.MaxInFlight, p.rejectOr429())

@@ -1,10 +1,7 @@
 package probe
 
 import (
-	"bufio"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -111,29 +108,7 @@ func (s *schedule) span() time.Duration {
 	return s.arrivals[len(s.arrivals)-1].At + time.Millisecond + time.Duration(largest)*50*time.Microsecond
 }
 
-// write writes the schedule as a trace, at_ns,key,cost, into dir.
-func (s *schedule) write(dir, name string) (string, error) {
-	path := filepath.Join(dir, "probe-"+name+".csv")
-	f, err := os.Create(path)
-	if err != nil {
-		return "", err
-	}
-	w := bufio.NewWriter(f)
-	w.WriteString("at_ns,key,cost\n")
-	for _, a := range s.arrivals {
-		w.WriteString(strconv.FormatInt(int64(a.At), 10))
-		w.WriteByte(',')
-		w.WriteString(a.Key)
-		w.WriteString(",1\n")
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return "", err
-	}
-	return path, f.Close()
-}
-
-// spec is the workload replaying the schedule written at path.
-func (s *schedule) spec(path string) workload.Spec {
-	return workload.Spec{Name: "replay:" + path, Keys: s.keys, Cost: 1}
+// source is the schedule as an engine's workload, named name.
+func (s *schedule) source(name string) *workload.Arrivals {
+	return &workload.Arrivals{Name: name, List: s.arrivals, Keys: s.keys, Length: s.span()}
 }

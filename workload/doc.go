@@ -19,5 +19,9 @@
 //	zipf        Poisson arrivals, keys Zipf-distributed
 //	replay:PATH a CSV or JSON lines trace read from a file
 //
+// An engine draws its arrivals from a Source, which opens a Stream for the
+// shard it plays: a Spec (the form flags and scenario files write) is one,
+// and Arrivals, a schedule held in memory (a probe's experiments), another.
+//
 // A Stream is not safe for concurrent use; a Spec is a plain value and is.
 package workload

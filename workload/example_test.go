@@ -50,3 +50,25 @@ func ExampleNames() {
 	// zipf      Poisson arrivals at rate, keys drawn Zipf(s) over K keys, k0 the most popular (seeded)
 	// replay    replay:FILE replays a trace: CSV with header at_ns,key,cost, or JSON lines with the same fields
 }
+
+// ExampleArrivals hands an engine a schedule built in memory: a burst of
+// three at once, then one 100ms later.
+func ExampleArrivals() {
+	var src workload.Source = &workload.Arrivals{Name: "burst-then-one", Keys: 1, Length: 200 * time.Millisecond,
+		List: []workload.Arrival{{At: 0, Key: "k0", Cost: 1}, {At: 0, Key: "k0", Cost: 1}, {At: 0, Key: "k0", Cost: 1}, {At: 100 * time.Millisecond, Key: "k0", Cost: 1}}}
+	st, err := src.Open(workload.Shard{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for a, ok := st.Next(); ok; a, ok = st.Next() {
+		fmt.Println(a.At, a.Key)
+	}
+	fmt.Println(src.Record()["arrivals"], src.Span())
+	// Output:
+	// 0s k0
+	// 0s k0
+	// 0s k0
+	// 100ms k0
+	// 4 200ms
+}

@@ -10,21 +10,26 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/workload"
 )
 
 // Benchmark drives target with cfg's workload from a user's own
-// `go test -bench`: the workload is stretched to about b.N arrivals (its
-// Duration is set from its Rate), the time per arrival is what go test
+// `go test -bench`: a workload.Spec is stretched to about b.N arrivals
+// (its Duration is set from its Rate; other sources are played as they
+// are), the time per arrival is what go test
 // reports, and the measures are reported as metrics: admitted/op (the share
 // admitted), burst-ratio (most admitted in any span W over L) and
 // theory-ratio.
 func Benchmark(b *testing.B, cfg bench.Config, target bench.Target) {
 	b.Helper()
 	b.ReportAllocs()
-	if cfg.Workload.Rate > 0 {
-		cfg.Workload.Duration = time.Duration(float64(b.N) / cfg.Workload.Rate * 1e9)
+	if s, ok := cfg.Workload.(workload.Spec); ok {
+		if s.Rate > 0 {
+			s.Duration = time.Duration(float64(b.N) / s.Rate * 1e9)
+		}
+		s.Duration = max(s.Duration, cfg.Policy.Window)
+		cfg.Workload = s
 	}
-	cfg.Workload.Duration = max(cfg.Workload.Duration, cfg.Policy.Window)
 	b.ResetTimer()
 	runs, err := bench.Simulate(context.Background(), cfg, []bench.Target{target})
 	b.StopTimer()

@@ -378,8 +378,7 @@ func (e *env) attack(ctx context.Context, a *attack, out *outDir, seed uint64, n
 	for _, w := range meta.Warnings {
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)
 	}
-	w := a.cfg.Workload.Params()
-	w["name"] = a.cfg.Workload.Name
+	w := a.cfg.Workload.Record()
 	w["url"] = a.url
 	r := &result.Result{Meta: meta, Policy: result.PolicyOf(pol), Workload: w, Runs: runs}
 	if err := a.checks.apply(r); err != nil { // the names were checked before the attack: write what ran regardless

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 
@@ -166,12 +165,6 @@ func (f *probeFlags) config() (probe.Config, error) {
 // probe runs the experiments, then writes result.json (with its probe
 // object), fit.json, requests.csv and the page into out.
 func (e *env) probe(ctx context.Context, cfg probe.Config, out *outDir, f probeFlags) error {
-	tmp, err := os.MkdirTemp(out.path, ".probe-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	cfg.Dir = tmp
 	tw, err := startTrace(out, !f.noTrace)
 	if err != nil {
 		out.abandon()
@@ -192,10 +185,9 @@ func (e *env) probe(ctx context.Context, cfg probe.Config, out *outDir, f probeF
 		if tw != nil {
 			tw.Abort()
 		}
-		os.RemoveAll(tmp)
 		out.abandon()
 		if err == nil {
-			err = errors.New("probe: nothing measured")
+			err = errors.New("nothing measured")
 		}
 		return err
 	}

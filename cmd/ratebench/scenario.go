@@ -37,11 +37,12 @@ func (e *env) runScenario(ctx context.Context, path, out string, noReport bool, 
 	}
 	runs := make([]measured, len(cells))
 	for i, c := range cells {
-		info, refKeys, err := inspect(ctx, &c.Config.Workload, b)
+		info, refKeys, err := inspect(ctx, &c.Spec, b)
 		if err != nil {
 			return fmt.Errorf("%s: %s: %w", path, c.Name, err)
 		}
-		targets, err := bench.MemoryTargets(c.Algorithms, c.Config.Policy, bench.Keys{N: c.Config.Workload.Keys}, c.Replicas)
+		c.Config.Workload = c.Spec // with a trace's own count of keys
+		targets, err := bench.MemoryTargets(c.Algorithms, c.Config.Policy, bench.Keys{N: c.Spec.Keys}, c.Replicas)
 		if err != nil {
 			return usageError{fmt.Errorf("%s: %w", path, err)}
 		}

@@ -77,7 +77,8 @@ type scenarioWorkload struct {
 // cell is one (policy, workload) pair of a scenario, checked: the engine
 // config (without Span, which a trace's reading gives) and what to run.
 type cell struct {
-	Name       string // folder name: <workload>[-<policy index>]
+	Name       string        // folder name: <workload>[-<policy index>]
+	Spec       workload.Spec // the workload, also Config.Workload
 	Config     bench.Config
 	Algorithms []string // checked names; empty means all
 	Replicas   int
@@ -166,6 +167,7 @@ func (s *scenario) makeCell(p algorithms.Policy, sw scenarioWorkload, field stri
 	name := strings.NewReplacer("/", "-", ":", "-", ".", "-").Replace(sw.Name)
 	return cell{
 		Name:       name,
+		Spec:       spec,
 		Config:     bench.Config{Policy: p, Workload: spec, Reference: bench.Reference(p, spec.Keys)},
 		Algorithms: s.Algorithms,
 		Replicas:   int(first(s.Replicas, 1)),
