@@ -154,20 +154,21 @@ func (e Expectation) String() string {
 
 // Check compares the fit r with e and returns the verdict and a sentence
 // saying why: every part the fit contradicts, else every part it cannot
-// tell. A part is contradicted only by a sure fit; an unsure one cannot
-// tell the parts it disagrees with.
+// tell. A part is contradicted unless a doubt of the fit concerns it
+// (Result.UnsureOf): a fit unsure only of the window's length still
+// contradicts an expected model it is not.
 func (e Expectation) Check(r *Result) (int, string) {
 	if r.Shaper || r.Confidence == result.Unexplained {
 		return ExpectUnknown, "cannot tell: no model explains the service"
 	}
 	b := r.Best
 	var contra, unknown []string
-	differ := func(format string, a ...any) {
+	differ := func(part, format string, a ...any) {
 		s := fmt.Sprintf(format, a...)
-		if r.Confidence == result.Sure {
-			contra = append(contra, s)
+		if r.unsureOf(part) {
+			unknown = append(unknown, s+" (but the fit is unsure of its "+part+")")
 		} else {
-			unknown = append(unknown, s+" (but the fit is unsure)")
+			contra = append(contra, s)
 		}
 	}
 	names := b.Equivalent
@@ -175,20 +176,20 @@ func (e Expectation) Check(r *Result) (int, string) {
 		names = []string{b.Algorithm}
 	}
 	if e.Algorithm != "" && !slices.Contains(names, e.Algorithm) {
-		differ("it behaves like %s, not %s", andList(names), e.Algorithm)
+		differ(PartModel, "it behaves like %s, not %s", andList(names), e.Algorithm)
 	}
 	if e.Limit > 0 {
 		want, got := float64(e.Limit)/float64(e.Window), float64(b.Limit)/float64(b.WindowNS)
 		switch {
 		case math.Abs(got/want-1) > 0.01:
-			differ("its rate is %.4g/s, not %.4g/s", got*1e9, want*1e9)
+			differ(PartPolicy, "its rate is %.4g/s, not %.4g/s", got*1e9, want*1e9)
 		case !b.RateOnly() && math.Abs(float64(b.WindowNS)/float64(e.Window)-1) > 0.01:
-			differ("its window is %v, not %v", result.Readable(time.Duration(b.WindowNS)), e.Window)
+			differ(PartPolicy, "its window is %v, not %v", result.Readable(time.Duration(b.WindowNS)), e.Window)
 		}
 	}
 	if e.Burst > 0 {
 		if got := b.Burst; got < e.Burst-1 || got > e.Burst+1 {
-			differ("its burst is %d, not %d", got, e.Burst)
+			differ(PartPolicy, "its burst is %d, not %d", got, e.Burst)
 		}
 	}
 	if e.Scope != "" {
@@ -196,7 +197,7 @@ func (e Expectation) Check(r *Result) (int, string) {
 		case len(r.Scopes) == 1:
 			unknown = append(unknown, "the scope cannot be told from one client (give -source-addrs or -key-header)")
 		case b.Scope != e.Scope:
-			differ("it limits %s, not %s", scopeWords[b.Scope], scopeWords[e.Scope])
+			differ(PartScope, "it limits %s, not %s", scopeWords[b.Scope], scopeWords[e.Scope])
 		}
 	}
 	switch {

@@ -51,6 +51,9 @@ func TestExpectationCheck(t *testing.T) {
 		return &fit.Result{Best: f, Confidence: result.Sure, Scopes: scopes}
 	}
 	unsure := &fit.Result{Best: bucket, Confidence: result.Unsure, Scopes: []string{fit.ScopeGlobal, fit.ScopeSource}}
+	unsureOf := func(f fit.Fit, parts ...string) *fit.Result {
+		return &fit.Result{Best: f, Confidence: result.Unsure, UnsureOf: parts, Scopes: []string{fit.ScopeGlobal, fit.ScopeSource}}
+	}
 	for _, tc := range []struct {
 		why    string
 		expect string
@@ -66,7 +69,15 @@ func TestExpectationCheck(t *testing.T) {
 		{why: "a window's length matters, not only its rate", expect: "80/3s", res: sure(window, fit.ScopeGlobal), want: fit.ExpectContradicted, say: "window"},
 		{why: "the wrong scope", expect: "per key", res: sure(bucket, fit.ScopeGlobal, fit.ScopeSource, fit.ScopeKey), want: fit.ExpectContradicted, say: "per key"},
 		{why: "one client cannot tell a scope", expect: "100/1s per client-address", res: sure(bucket, fit.ScopeGlobal), want: fit.ExpectUnknown, say: "-source-addrs"},
-		{why: "an unsure fit contradicts nothing", expect: "50/1s", res: unsure, want: fit.ExpectUnknown, say: "unsure"},
+		{why: "an unsure fit that does not say of what contradicts nothing", expect: "50/1s", res: unsure, want: fit.ExpectUnknown, say: "unsure"},
+		{why: "unsure of a window's length and limit, the fit still knows its model", expect: "sliding-log 40/1500ms", res: unsureOf(window, fit.PartPolicy),
+			want: fit.ExpectContradicted, say: "not sliding-log"},
+		{why: "unsure of a window's length and limit, the fit cannot contradict them", expect: "fixed-window 41/1500ms", res: unsureOf(window, fit.PartPolicy),
+			want: fit.ExpectUnknown, say: "unsure of its policy"},
+		{why: "unsure of the model, the fit cannot contradict it", expect: "sliding-log", res: unsureOf(bucket, fit.PartModel, fit.PartPolicy),
+			want: fit.ExpectUnknown, say: "unsure of its model"},
+		{why: "unsure of the scope alone, a wrong rate is still wrong", expect: "50/1s per key", res: unsureOf(bucket, fit.PartScope),
+			want: fit.ExpectContradicted, say: "rate"},
 		{why: "an unsure fit still matches what it found", expect: "100/1s", res: unsure, want: fit.ExpectMatch},
 		{why: "nothing explains the service", expect: "100/1s", res: &fit.Result{Best: bucket, Confidence: result.Unexplained}, want: fit.ExpectUnknown, say: "no model"},
 	} {

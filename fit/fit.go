@@ -66,9 +66,28 @@ type Result struct {
 	// Doubts say why it is not sure and what would tell.
 	Confidence string   `json:"confidence,omitempty"`
 	Doubts     []string `json:"doubts,omitempty"`
+	// UnsureOf names the parts of the verdict the doubts concern
+	// (PartModel, PartPolicy, PartScope): answers slower than a window
+	// allows blur its length and limit, not which model it is.
+	UnsureOf []string `json:"unsure_of,omitempty"`
 	// Scopes are the scopes the trace could tell apart: with one, the
 	// scope is not known.
 	Scopes []string `json:"scopes"`
+}
+
+// Parts of a verdict a doubt may concern (Result.UnsureOf): the model,
+// its policy (rate, limit, window, burst), the scope.
+const (
+	PartModel  = "model"
+	PartPolicy = "policy"
+	PartScope  = "scope"
+)
+
+// unsureOf reports whether r's verdict is unsure of part: not sure, and
+// a doubt concerns part (or no doubt says which parts it concerns, as in
+// a fit.json written before it did).
+func (r *Result) unsureOf(part string) bool {
+	return r.Confidence != result.Sure && (len(r.UnsureOf) == 0 || slices.Contains(r.UnsureOf, part))
 }
 
 // ErrNoRejections: a trace without rejections tells no limit.

@@ -222,10 +222,20 @@ func (d *data) judge(es []*entry, res *Result) {
 	} else {
 		b.CountsDenied = nil
 	}
-	res.Confidence, res.Doubts = result.Sure, nil
-	doubt := func(format string, a ...any) {
+	res.Confidence, res.Doubts, res.UnsureOf = result.Sure, nil, nil
+	// doubt makes the verdict unsure of parts (a doubt of the model is
+	// one of its policy too) and says why.
+	doubt := func(parts []string, format string, a ...any) {
 		res.Confidence = result.Unsure
 		res.Doubts = append(res.Doubts, fmt.Sprintf(format, a...))
+		if slices.Contains(parts, PartModel) {
+			parts = append(parts, PartPolicy)
+		}
+		for _, p := range parts {
+			if !slices.Contains(res.UnsureOf, p) {
+				res.UnsureOf = append(res.UnsureOf, p)
+			}
+		}
 	}
 	if b.AgreementPct < minExplained || b.AmbiguousPct > maxExplainedAmbiguous {
 		res.Confidence = result.Unexplained
@@ -240,14 +250,14 @@ func (d *data) judge(es []*entry, res *Result) {
 		return
 	}
 	if b.AgreementPct < minSure {
-		doubt("only %.1f%% of the scored requests predicted (under %d%%): more requests (-max-requests) and a longer -max-duration would show whether another model or policy explains the rest", b.AgreementPct, minSure)
+		doubt([]string{PartModel}, "only %.1f%% of the scored requests predicted (under %d%%): more requests (-max-requests) and a longer -max-duration would show whether another model or policy explains the rest", b.AgreementPct, minSure)
 	}
 	if w := b.WindowNS; !best.family.rateBased && w > 0 && d.u > w/timingShare {
-		doubt("answers took up to %v (p99), more than 1/%d of the %v window: its length and limit are known only to about that; a quieter host or a client nearer the service would tell",
+		doubt([]string{PartPolicy}, "answers took up to %v (p99), more than 1/%d of the %v window: its length and limit are known only to about that; a quieter host or a client nearer the service would tell",
 			result.Readable(time.Duration(d.u)), timingShare, result.Readable(time.Duration(w)))
 	}
 	if b.AmbiguousPct > maxAmbiguous {
-		doubt("%.1f%% of the requests were too close to call (over %d%%): the answers' timing blurs the thresholds; a quieter host or a client nearer the service would tell", b.AmbiguousPct, maxAmbiguous)
+		doubt([]string{PartModel}, "%.1f%% of the requests were too close to call (over %d%%): the answers' timing blurs the thresholds; a quieter host or a client nearer the service would tell", b.AmbiguousPct, maxAmbiguous)
 	}
 	for _, e := range others { // ranked by wins, not by their own agreement
 		if e.fit.AgreementPct < b.AgreementPct-contention ||
@@ -255,16 +265,23 @@ func (d *data) judge(es []*entry, res *Result) {
 			continue // far behind, or the same algorithm
 		}
 		if pb, pe := d.judged(best, e); pb-pe < closeCall {
-			doubt("%s predicts the same requests within %.1f points (%.1f%% against %.1f%%): %s would tell them apart",
+			var parts []string
+			if kindOf(e.family.name) != kindOf(best.family.name) {
+				parts = append(parts, PartModel)
+			}
+			if e.scope != best.scope {
+				parts = append(parts, PartScope)
+			}
+			doubt(parts, "%s predicts the same requests within %.1f points (%.1f%% against %.1f%%): %s would tell them apart",
 				e.fit, pb-pe, pe, pb, apart(best, e))
 			break
 		}
 	}
 	if len(ks) > 1 {
-		doubt("the trace cannot tell %s apart: a longer -max-duration (more overload and window edges) would", andList(ks))
+		doubt([]string{PartModel}, "the trace cannot tell %s apart: a longer -max-duration (more overload and window edges) would", andList(ks))
 	}
 	if len(scopes) > 1 {
-		doubt("the trace cannot tell %s: more client addresses (-source-addrs) or keys (-key-header) would", strings.Join(slices.Sorted(func(yield func(string) bool) {
+		doubt([]string{PartScope}, "the trace cannot tell %s: more client addresses (-source-addrs) or keys (-key-header) would", strings.Join(slices.Sorted(func(yield func(string) bool) {
 			for s := range scopes {
 				if !yield(scopeWords[s]) {
 					return

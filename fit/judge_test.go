@@ -30,6 +30,7 @@ func TestFitVerdicts(t *testing.T) {
 		denied     *bool
 		confidence string
 		doubt      string // in one of the doubts
+		unsureOf   string // among the parts the doubts concern
 	}{
 		{why: "x/time/rate is a token bucket: the bucket family decides alike, and its denials count for nothing",
 			algo: "x-rate", p: algorithms.Policy{Limit: 20, Window: time.Second, Burst: 7}, spec: poisson(40),
@@ -42,7 +43,7 @@ func TestFitVerdicts(t *testing.T) {
 			equivalent: []string{"fixed-window"}, confidence: result.Sure},
 		{why: "starved from its first burst on, a log of every request admits what any model with that capacity would: nothing tells them apart",
 			algo: "sliding-log-all", p: algorithms.Policy{Limit: 25, Window: 2 * time.Second}, spec: poisson(25),
-			equivalent: []string{"sliding-log-all", "gcra", "fixed-window"}, confidence: result.Unsure, doubt: "cannot tell"},
+			equivalent: []string{"sliding-log-all", "gcra", "fixed-window"}, confidence: result.Unsure, doubt: "cannot tell", unsureOf: fit.PartModel},
 	} {
 		t.Run(tc.algo, func(t *testing.T) {
 			res, err := fit.Run(simTrace(t, tc.algo, tc.p, tc.spec), fit.Options{})
@@ -64,6 +65,12 @@ func TestFitVerdicts(t *testing.T) {
 			}
 			if res.Confidence != tc.confidence {
 				t.Errorf("%s: confidence %q %q, want %q", tc.why, res.Confidence, res.Doubts, tc.confidence)
+			}
+			if tc.unsureOf != "" && !slices.Contains(res.UnsureOf, tc.unsureOf) {
+				t.Errorf("%s: unsure of %q, want %s among them", tc.why, res.UnsureOf, tc.unsureOf)
+			}
+			if tc.confidence == result.Sure && len(res.UnsureOf) > 0 {
+				t.Errorf("%s: sure, yet unsure of %q", tc.why, res.UnsureOf)
 			}
 			if tc.doubt != "" && !strings.Contains(strings.Join(res.Doubts, "\n"), tc.doubt) {
 				t.Errorf("%s: doubts %q, want one saying %q", tc.why, res.Doubts, tc.doubt)
@@ -136,4 +143,38 @@ func halvingTrace(rate float64, pause int, floor int64) []fit.Request {
 		}
 	}
 	return reqs
+}
+
+// TestFitTimingDoubt: answers slower than a fiftieth of the window leave
+// the fit unsure of the window's length and limit only: -expect still
+// contradicts a model the service is not, and cannot tell a limit one off.
+func TestFitTimingDoubt(t *testing.T) {
+	reqs := simTrace(t, "fixed-window", algorithms.Policy{Limit: 40, Window: time.Second},
+		workload.Spec{Name: "poisson", Rate: 53, Duration: 30 * time.Second, Keys: 1, Cost: 1, Seed: 5})
+	for i := range reqs {
+		reqs[i].Done = reqs[i].Sent + 30*time.Millisecond
+	}
+	res, err := fit.Run(reqs, fit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Confidence != result.Unsure || !slices.Equal(res.UnsureOf, []string{fit.PartPolicy}) {
+		t.Fatalf("confidence %q, unsure of %q (%q), want unsure of the policy alone", res.Confidence, res.UnsureOf, res.Doubts)
+	}
+	for _, tc := range []struct {
+		expect string
+		want   int
+	}{
+		{expect: "sliding-log 40/1s", want: fit.ExpectContradicted},
+		{expect: "fixed-window 41/1s", want: fit.ExpectUnknown},
+		{expect: "fixed-window 40/1s", want: fit.ExpectMatch},
+	} {
+		e, err := fit.ParseExpectation(tc.expect)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, say := e.Check(res); got != tc.want {
+			t.Errorf("-expect %q: %d %q, want %d", tc.expect, got, say, tc.want)
+		}
+	}
 }

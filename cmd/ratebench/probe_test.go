@@ -38,7 +38,8 @@ func TestProbeServe(t *testing.T) {
 		exit         int // with -expect in probeArgs: 1 when contradicted
 	}{
 		{algo: "gcra", limit: 50, burst: 20, probeArgs: []string{"-expect", "gcra 50/1s burst 20"}},
-		// A sure fit contradicts what a person expected wrongly.
+		// The fit contradicts what a person expected wrongly, even when
+		// the host's timing leaves it unsure of the window's length.
 		{algo: "fixed-window", limit: 40, probeArgs: []string{"-expect", "sliding-log 40/1s"}, exit: 1},
 		{algo: "fixed-window-first", limit: 40, probeArgs: []string{"-align", "first-request"}},
 	} {
