@@ -26,7 +26,7 @@ func TestModelsMatchAlgorithms(t *testing.T) {
 	for _, f := range families {
 		algo := f.name
 		if _, err := all.Lookup(algo); err != nil {
-			t.Logf("%s: not in the list", algo)
+			t.Errorf("model %s: not in the list", algo)
 			continue
 		}
 		for _, p := range []algorithms.Policy{
@@ -56,6 +56,35 @@ func TestModelsMatchAlgorithms(t *testing.T) {
 					m.apply(k, int64(r.Sent), r.Admitted)
 				}
 			}
+		}
+	}
+}
+
+// TestFamiliesInTheList: every model is an algorithm of the list and
+// counts denied requests as the list says it does; every algorithm of the
+// list is a model, one that a model stands for (standsFor, deciding alike
+// with it), or a shaper, which the fit tells by its delays.
+func TestFamiliesInTheList(t *testing.T) {
+	entries := map[string]all.Entry{}
+	for _, e := range all.Entries() {
+		entries[e.Name] = e
+	}
+	covered := map[string]bool{}
+	for _, f := range families {
+		for _, name := range append([]string{f.name}, standsFor[f.name]...) {
+			e, ok := entries[name]
+			switch {
+			case !ok:
+				t.Errorf("model %s: %s is not in the list", f.name, name)
+			case e.CountsDenied != f.countsDenied:
+				t.Errorf("model %s: counts denied %v, the list's %s %v", f.name, f.countsDenied, name, e.CountsDenied)
+			}
+			covered[name] = true
+		}
+	}
+	for name, e := range entries {
+		if !covered[name] && !e.Shaper {
+			t.Errorf("%s is in the list, and no model of the fit stands for it", name)
 		}
 	}
 }

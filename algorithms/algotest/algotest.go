@@ -1,6 +1,7 @@
 // Package algotest is the conformance suite for algorithms.Limiter: every
-// implementation in ratebench (in memory, keyed, peers, Redis, SQLite) runs
-// it from its own _test.go, and so can a user's own limiter, in one call:
+// algorithm of ratebench's list runs it, configured by the traits the list
+// gives it (ForEntry), in memory, per key, on Redis and on SQLite; and so
+// can a user's own limiter, in one call:
 //
 //	func TestMyLimiter(t *testing.T) {
 //		algotest.Run(t, algotest.Config{New: func(p algorithms.Policy) (algorithms.Limiter, error) {

@@ -7,6 +7,7 @@ package all
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/peers"
@@ -22,8 +23,16 @@ type Entry struct {
 	TheoryText string
 	// IgnoresBurst: window algorithms, whose capacity is L.
 	IgnoresBurst bool
-	// Shaper: admitted requests are delayed (Decision.Delay).
-	Shaper bool
+	// Shaper: admitted requests are delayed (Decision.Delay); Pacer: a
+	// shaper that never rejects.
+	Shaper, Pacer bool
+	// CountsDenied: a rejected request takes quota as an admitted one
+	// does, so a client that keeps sending is held off.
+	CountsDenied bool
+	// RetrySlack is how far RetryAfter and ResetAfter may be off the
+	// exact instant, for an algorithm that computes in floating point;
+	// 0: exact to the nanosecond.
+	RetrySlack time.Duration
 	// Peer: an adapter over another library.
 	Peer bool
 	New  func(algorithms.Policy) (algorithms.Limiter, error)
@@ -79,21 +88,21 @@ func Entries() []Entry {
 		{Name: "fixed-window-first", Describe: "counter per window opened by the first request after the last one expired (INCR + EXPIRE): L per W",
 			Theory: twoLMinusOne, TheoryText: "2L - 1 (window boundary)", IgnoresBurst: true, New: wrap(algorithms.NewFixedWindowFirst)},
 		{Name: "sliding-log-all", Describe: "sliding log of every request, rejected too: L in any trailing W, a client that keeps sending is starved",
-			Theory: oneL, TheoryText: "L", IgnoresBurst: true, New: wrap(algorithms.NewSlidingLogAll)},
+			Theory: oneL, TheoryText: "L", IgnoresBurst: true, CountsDenied: true, New: wrap(algorithms.NewSlidingLogAll)},
 		{Name: "sliding-counter-all", Describe: "weighted previous + current window counting every request, rejected too: approximately L, starves overload",
-			Theory: slidingCounterWorst, TheoryText: "≈ L typical, 2L - 1 worst", IgnoresBurst: true, New: wrap(algorithms.NewSlidingCounterAll)},
+			Theory: slidingCounterWorst, TheoryText: "≈ L typical, 2L - 1 worst", IgnoresBurst: true, CountsDenied: true, New: wrap(algorithms.NewSlidingCounterAll)},
 		{Name: "token-bucket-debt", Describe: "token bucket whose rejected requests take their cost too, down to -B tokens: capacity B, refill L/W",
-			Theory: bPlusL, TheoryText: "B + L", New: wrap(algorithms.NewTokenBucketDebt)},
+			Theory: bPlusL, TheoryText: "B + L", CountsDenied: true, New: wrap(algorithms.NewTokenBucketDebt)},
 		{Name: "nginx-limit-req", Describe: "nginx limit_req nodelay: rate L/W in 0.001 r/s on 1ms ticks, burst=B-1 (B after idle)",
 			Theory: algorithms.NginxLimitReqWorst, TheoryText: "B + ⌊rate·⌈W/1ms⌉/10⁶⌋ (B + L for W = 1s)", New: wrap(algorithms.NewNginxLimitReq)},
 		{Name: "httprate", Describe: "go-chi/httprate v0.16.1 in memory: weighted previous + current window in float64, rounded, then + cost <= L",
 			Theory: algorithms.HTTPRateWorst, TheoryText: "2L - ⌊2L/W + ½⌋, W in ns (2L when W > 4L ns)", IgnoresBurst: true, New: wrap(algorithms.NewHTTPRate)},
 		{Name: "haproxy-req-rate", Describe: "HAProxy 2.6 http_req_rate(W) and deny if sc_http_req_rate gt L: every request counted, periods opened by a request, on 1ms ticks",
-			Theory: algorithms.HAProxyReqRateWorst, TheoryText: "2L - ⌊L/P⌋, P = W in ms (2L when P > L); odd P: 2L + ⌈(L - ⌊L/P⌋)/P⌉", IgnoresBurst: true, New: wrap(algorithms.NewHAProxyReqRate)},
+			Theory: algorithms.HAProxyReqRateWorst, TheoryText: "2L - ⌊L/P⌋, P = W in ms (2L when P > L); odd P: 2L + ⌈(L - ⌊L/P⌋)/P⌉", IgnoresBurst: true, CountsDenied: true, New: wrap(algorithms.NewHAProxyReqRate)},
 		{Name: "x-rate", Describe: "golang.org/x/time/rate Limiter.AllowN (token bucket, float64 tokens)",
-			Theory: bPlusL, TheoryText: "B + L", Peer: true, New: peers.NewXRateLimiter},
+			Theory: bPlusL, TheoryText: "B + L", Peer: true, RetrySlack: 1, New: peers.NewXRateLimiter},
 		{Name: "uber", Describe: "go.uber.org/ratelimit Take on a virtual clock (pacer: delays, never rejects)",
-			Theory: lPlusOne, TheoryText: "L + 1 served (+ slack)", Shaper: true, Peer: true, New: peers.NewUberLimiter},
+			Theory: lPlusOne, TheoryText: "L + 1 served (+ slack)", Shaper: true, Pacer: true, Peer: true, New: peers.NewUberLimiter},
 	}
 }
 

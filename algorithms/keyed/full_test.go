@@ -113,11 +113,11 @@ func TestFloodKeepsExhaustedKey(t *testing.T) {
 				if d.Allowed || d.TableFull {
 					t.Fatalf("victim at t0%+v, %s t0%+v: %+v, want rejected", at-t0, why, retryAt-t0, d)
 				}
-				if algo.countsDenied {
+				if algo.entry().CountsDenied {
 					retryAt = at + d.RetryAfter
 				}
 			}
-			before := t0 + retry - 1 - algo.slack
+			before := t0 + retry - 1 - algo.entry().RetrySlack
 			checks := []time.Duration{t0 + retry/3, t0 + 2*retry/3, before}
 			for k := range flood {
 				at := t0 + time.Duration(int64(before-t0)*int64(k)/flood)
@@ -128,12 +128,12 @@ func TestFloodKeepsExhaustedKey(t *testing.T) {
 				m.step(t, l, at, fmt.Sprint("flood", k), 1)
 			}
 			check(before, "after the flood, before its retry time")
-			if d := m.step(t, l, retryAt+algo.slack, "victim", 1); !d.Allowed {
-				t.Fatalf("victim at its retry time t0%+v: %+v, want admitted", retryAt+algo.slack-t0, d)
+			if d := m.step(t, l, retryAt+algo.entry().RetrySlack, "victim", 1); !d.Allowed {
+				t.Fatalf("victim at its retry time t0%+v: %+v, want admitted", retryAt+algo.entry().RetrySlack-t0, d)
 			}
 			// The first instant a slot frees, exactly: a new key is refused
 			// 1ns before it and taken in at it.
-			if first := m.first(); first > retryAt+algo.slack {
+			if first := m.first(); first > retryAt+algo.entry().RetrySlack {
 				want := algorithms.Decision{TableFull: true, RetryAfter: 1, ResetAfter: 1}
 				if d := m.step(t, l, first-1, "late1", 1); d != want {
 					t.Fatalf("new key 1ns before a slot frees: %+v, want %+v", d, want)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/algotest"
+	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/algorithms/keyed"
 	"github.com/ratebench/ratebench/algorithms/peers"
 )
@@ -73,37 +75,48 @@ func limiter[L algorithms.Limiter](f func(algorithms.Policy) (L, error)) func(al
 // algos are every in-memory limiter that rejects, on every layout it can
 // take: keyed is checked over them with the conformance suite, against one
 // limiter per key, and under a flood of new keys.
-var algos = []struct {
-	name         string
-	newLimiter   func(algorithms.Policy) (algorithms.Limiter, error)
-	ignoresBurst bool          // window algorithms: capacity L whatever B
-	shaper       bool          // delays admitted requests (leaky-queue)
-	countsDenied bool          // a rejection takes quota
-	slack        time.Duration // RetryAfter may be off by this much (float64)
+// keyedAlgo is an algorithm the keyed limiter is tested with: its name is
+// "compact/" or "generic/" (the path keyed takes) and its name in the
+// list, whose entry gives its traits.
+type keyedAlgo struct {
+	name       string
+	newLimiter func(algorithms.Policy) (algorithms.Limiter, error)
 	// idle is how long after a decision the state is sure to be as good
 	// as new when that is longer than its ResetAfter (algorithms.Idler).
 	idle time.Duration
 	skip map[string]string
-}{
+}
+
+// entry is the algorithm's entry in the list.
+func (a keyedAlgo) entry() all.Entry {
+	_, name, _ := strings.Cut(a.name, "/")
+	e, err := all.Lookup(name)
+	if err != nil {
+		panic(err) // the table names only listed algorithms
+	}
+	return e
+}
+
+var algos = []keyedAlgo{
 	{name: "compact/gcra", newLimiter: newGCRA},
 	{name: "compact/token-bucket", newLimiter: newTokenBucket},
 	{name: "generic/gcra", newLimiter: newOpaqueGCRA},
 	{name: "generic/token-bucket", newLimiter: hidden(newTokenBucket)},
 	{name: "generic/leaky-bucket", newLimiter: limiter(algorithms.NewLeakyBucket)},
-	{name: "generic/leaky-queue", newLimiter: limiter(algorithms.NewLeakyQueue), shaper: true},
-	{name: "generic/fixed-window", newLimiter: limiter(algorithms.NewFixedWindow), ignoresBurst: true},
-	{name: "generic/sliding-log", newLimiter: limiter(algorithms.NewSlidingLog), ignoresBurst: true},
-	{name: "generic/sliding-counter", newLimiter: limiter(algorithms.NewSlidingCounter), ignoresBurst: true},
-	{name: "generic/fixed-window-first", newLimiter: limiter(algorithms.NewFixedWindowFirst), ignoresBurst: true},
-	{name: "generic/sliding-log-all", newLimiter: limiter(algorithms.NewSlidingLogAll), ignoresBurst: true, countsDenied: true},
-	{name: "generic/sliding-counter-all", newLimiter: limiter(algorithms.NewSlidingCounterAll), ignoresBurst: true, countsDenied: true},
-	{name: "compact/token-bucket-debt", newLimiter: limiter(algorithms.NewTokenBucketDebt), countsDenied: true},
-	{name: "generic/token-bucket-debt", newLimiter: hidden(limiter(algorithms.NewTokenBucketDebt)), countsDenied: true},
+	{name: "generic/leaky-queue", newLimiter: limiter(algorithms.NewLeakyQueue)},
+	{name: "generic/fixed-window", newLimiter: limiter(algorithms.NewFixedWindow)},
+	{name: "generic/sliding-log", newLimiter: limiter(algorithms.NewSlidingLog)},
+	{name: "generic/sliding-counter", newLimiter: limiter(algorithms.NewSlidingCounter)},
+	{name: "generic/fixed-window-first", newLimiter: limiter(algorithms.NewFixedWindowFirst)},
+	{name: "generic/sliding-log-all", newLimiter: limiter(algorithms.NewSlidingLogAll)},
+	{name: "generic/sliding-counter-all", newLimiter: limiter(algorithms.NewSlidingCounterAll)},
+	{name: "compact/token-bucket-debt", newLimiter: limiter(algorithms.NewTokenBucketDebt)},
+	{name: "generic/token-bucket-debt", newLimiter: hidden(limiter(algorithms.NewTokenBucketDebt))},
 	{name: "generic/nginx-limit-req", newLimiter: limiter(algorithms.NewNginxLimitReq)},
-	{name: "generic/httprate", newLimiter: limiter(algorithms.NewHTTPRate), ignoresBurst: true},
-	{name: "generic/haproxy-req-rate", newLimiter: limiter(algorithms.NewHAProxyReqRate), ignoresBurst: true, countsDenied: true,
+	{name: "generic/httprate", newLimiter: limiter(algorithms.NewHTTPRate)},
+	{name: "generic/haproxy-req-rate", newLimiter: limiter(algorithms.NewHAProxyReqRate),
 		idle: 2 * four.Window},
-	{name: "generic/x-rate", newLimiter: peers.NewXRateLimiter, slack: 1, skip: map[string]string{
+	{name: "generic/x-rate", newLimiter: peers.NewXRateLimiter, skip: map[string]string{
 		"ClockBackwards": "x/time/rate creates quota when time goes back (see peers)",
 	}},
 }
@@ -145,16 +158,12 @@ func TestConformance(t *testing.T) {
 			{MaxKeys: 1, Shards: 1}, // the smallest table: one key, one slot
 		} {
 			t.Run(fmt.Sprintf("%s/MaxKeys=%d", algo.name, opts.MaxKeys), func(t *testing.T) {
-				algotest.Run(t, algotest.Config{
-					IgnoresBurst: algo.ignoresBurst,
-					Shaper:       algo.shaper,
-					CountsDenied: algo.countsDenied,
-					RetrySlack:   algo.slack,
-					Skip:         algo.skip,
-					New: func(p algorithms.Policy) (algorithms.Limiter, error) {
-						return keyed.New(p, algo.newLimiter, opts)
-					},
-				})
+				cfg := algotest.ForEntry(algo.entry())
+				cfg.Skip = algo.skip
+				cfg.New = func(p algorithms.Policy) (algorithms.Limiter, error) {
+					return keyed.New(p, algo.newLimiter, opts)
+				}
+				algotest.Run(t, cfg)
 			})
 		}
 	}

@@ -30,13 +30,12 @@ func TestBatcherConformance(t *testing.T) {
 			e, _ := all.Lookup(name)
 			for bname, batcher := range map[string]*redis.Batcher{"small": small, "default": byDefault} {
 				t.Run(b.name+"/"+bname+"/"+name, func(t *testing.T) {
-					algotest.Run(t, algotest.Config{
-						IgnoresBurst: e.IgnoresBurst,
-						Concurrency:  32,
-						New: func(p algorithms.Policy) (algorithms.Limiter, error) {
-							return redis.New(name, b.client, freshPrefix(), p, redis.Options{Batcher: batcher})
-						},
-					})
+					cfg := algotest.ForEntry(e)
+					cfg.Concurrency = 32
+					cfg.New = func(p algorithms.Policy) (algorithms.Limiter, error) {
+						return redis.New(name, b.client, freshPrefix(), p, redis.Options{Batcher: batcher})
+					}
+					algotest.Run(t, cfg)
 				})
 			}
 		}

@@ -25,12 +25,11 @@ func TestConformance(t *testing.T) {
 			}
 			t.Run(b.name+"/"+name, func(t *testing.T) {
 				t.Parallel()
-				algotest.Run(t, algotest.Config{
-					IgnoresBurst: e.IgnoresBurst,
-					New: func(p algorithms.Policy) (algorithms.Limiter, error) {
-						return redis.New(name, b.client, freshPrefix(), p, redis.Options{})
-					},
-				})
+				cfg := algotest.ForEntry(e)
+				cfg.New = func(p algorithms.Policy) (algorithms.Limiter, error) {
+					return redis.New(name, b.client, freshPrefix(), p, redis.Options{})
+				}
+				algotest.Run(t, cfg)
 			})
 		}
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/algotest"
+	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/algorithms/sqlite"
 )
 
@@ -41,16 +42,19 @@ func newWindow(t *testing.T, db *sql.DB, p algorithms.Policy) (*sqlite.FixedWind
 // SQLite file.
 func TestConformance(t *testing.T) {
 	db := openDB(t)
-	algotest.Run(t, algotest.Config{
-		IgnoresBurst: true,
-		New: func(p algorithms.Policy) (algorithms.Limiter, error) {
-			l, err := newWindow(t, db, p)
-			if err != nil {
-				return nil, err
-			}
-			return l, nil
-		},
-	})
+	e, err := all.Lookup("fixed-window")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := algotest.ForEntry(e)
+	cfg.New = func(p algorithms.Policy) (algorithms.Limiter, error) {
+		l, err := newWindow(t, db, p)
+		if err != nil {
+			return nil, err
+		}
+		return l, nil
+	}
+	algotest.Run(t, cfg)
 }
 
 // TestSameAsMemory: on random traces (steps back, jumps, costs above the
