@@ -116,12 +116,14 @@ func TestAttackCountsMatchServer(t *testing.T) {
 }
 
 // TestAttackHonorRetryAfter: a key told to come back later is held back,
-// not sent: the server sees no request of it until then.
+// not sent: the server sees no request of it until then. Arrivals are
+// 20ms apart, so that the first 429 is back before the next is due (at
+// 5ms apart, a busy host's slower answer let 18 more go out first).
 func TestAttackHonorRetryAfter(t *testing.T) {
 	eachClient(t, func(t *testing.T, client string) {
 		s := startServe(t, "-limit", "5", "-window", "1m")
 		out := filepath.Join(t.TempDir(), "atk")
-		code, stdout, stderr := attackCLI(t, context.Background(), "-url", s.url, "-rate", "200", "-duration", "400ms",
+		code, stdout, stderr := attackCLI(t, context.Background(), "-url", s.url, "-rate", "50", "-duration", "1600ms",
 			"-honor-retry-after", "-no-report", "-out", out, "-client", client)
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
