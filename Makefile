@@ -66,7 +66,7 @@ results:
 	$(GO) run ./cmd/ratebench boundary -out results/boundary
 	$(GO) run ./cmd/ratebench run -scenario default -out results/compare
 	bench/httpexec/reference.sh
-	probe/reference.sh
+	bench/probe/reference.sh
 	rm -rf results/shards
 	OUT=results/shards cmd/ratebench/deploy/local.sh -workload poisson -rate 300 -duration 10s -algo gcra -seed 1
 	rm -rf results/shards/logs

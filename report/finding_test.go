@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/bench/result"
-	"github.com/ratebench/ratebench/fit"
+	"github.com/ratebench/ratebench/bench/fit"
 )
 
 // TestFinding: the first line of a page and of a terminal summary, for

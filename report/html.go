@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/bench/result"
-	"github.com/ratebench/ratebench/fit"
+	"github.com/ratebench/ratebench/bench/fit"
 )
 
 //go:embed templates/*.tmpl

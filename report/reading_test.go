@@ -7,7 +7,7 @@ import (
 
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/result/resulttest"
-	"github.com/ratebench/ratebench/fit"
+	"github.com/ratebench/ratebench/bench/fit"
 )
 
 // TestReadingSaysWhyAboveTheory: a run above its theory because a

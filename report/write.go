@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/ratebench/ratebench/bench/result"
-	"github.com/ratebench/ratebench/fit"
+	"github.com/ratebench/ratebench/bench/fit"
 )
 
 // Options tune Write. The zero value is ready to use.

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
-	"github.com/ratebench/ratebench/algorithms/backend"
+	"github.com/ratebench/ratebench/bench/backend"
 	"github.com/ratebench/ratebench/bench"
 )
 

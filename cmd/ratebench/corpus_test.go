@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/bench/result"
-	"github.com/ratebench/ratebench/probe/corpus"
+	"github.com/ratebench/ratebench/bench/probe/corpus"
 )
 
 // corpusSources are the client addresses of a probe's second run: four,

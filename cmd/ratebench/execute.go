@@ -10,7 +10,7 @@ import (
 
 	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/result"
-	"github.com/ratebench/ratebench/fit"
+	"github.com/ratebench/ratebench/bench/fit"
 	"github.com/ratebench/ratebench/report"
 )
 

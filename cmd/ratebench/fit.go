@@ -14,8 +14,8 @@ import (
 	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/tracefile"
-	"github.com/ratebench/ratebench/fit"
-	"github.com/ratebench/ratebench/probe"
+	"github.com/ratebench/ratebench/bench/fit"
+	"github.com/ratebench/ratebench/bench/probe"
 	"github.com/ratebench/ratebench/report"
 )
 

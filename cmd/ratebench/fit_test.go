@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/ratebench/ratebench/bench/result"
-	"github.com/ratebench/ratebench/fit"
+	"github.com/ratebench/ratebench/bench/fit"
 )
 
 // TestFitCommand: an attack's trace on `ratebench serve` is fitted to the

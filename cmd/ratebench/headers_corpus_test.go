@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/ratebench/ratebench/probe/corpus"
+	"github.com/ratebench/ratebench/bench/probe/corpus"
 )
 
 // TestHeadersCorpus: express-rate-limit and ulule/limiter, whose counts

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/bench/result"
-	"github.com/ratebench/ratebench/probe/corpus"
+	"github.com/ratebench/ratebench/bench/probe/corpus"
 )
 
 // The tests here probe and attack a real nginx limiting with limit_req, a

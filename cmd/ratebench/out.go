@@ -13,7 +13,7 @@ import (
 
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/tracefile"
-	"github.com/ratebench/ratebench/fit"
+	"github.com/ratebench/ratebench/bench/fit"
 	"github.com/ratebench/ratebench/report"
 )
 

@@ -11,8 +11,8 @@ import (
 
 	"github.com/ratebench/ratebench/bench/httpexec"
 	"github.com/ratebench/ratebench/bench/result"
-	"github.com/ratebench/ratebench/fit"
-	"github.com/ratebench/ratebench/probe"
+	"github.com/ratebench/ratebench/bench/fit"
+	"github.com/ratebench/ratebench/bench/probe"
 	"github.com/ratebench/ratebench/report"
 	"github.com/ratebench/ratebench/workload"
 )

@@ -15,8 +15,8 @@ import (
 
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/bench/result"
-	"github.com/ratebench/ratebench/fit"
-	"github.com/ratebench/ratebench/probe/corpus"
+	"github.com/ratebench/ratebench/bench/fit"
+	"github.com/ratebench/ratebench/bench/probe/corpus"
 )
 
 // TestProbeServe: probed, `ratebench serve` is found to run the algorithm

@@ -16,7 +16,7 @@ import (
 	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/tracefile"
-	"github.com/ratebench/ratebench/fit"
+	"github.com/ratebench/ratebench/bench/fit"
 )
 
 func (e *env) reportCommand() *command {

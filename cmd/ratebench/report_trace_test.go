@@ -10,7 +10,7 @@ import (
 
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/tracefile"
-	"github.com/ratebench/ratebench/fit"
+	"github.com/ratebench/ratebench/bench/fit"
 )
 
 // TestReportFromTrace: report on a folder with a requests.csv and no

@@ -15,7 +15,7 @@ import (
 
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/all"
-	"github.com/ratebench/ratebench/algorithms/backend"
+	"github.com/ratebench/ratebench/bench/backend"
 	"github.com/ratebench/ratebench/algorithms/httplimit"
 	"github.com/ratebench/ratebench/algorithms/keyed"
 )

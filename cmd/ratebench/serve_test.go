@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
-	"github.com/ratebench/ratebench/probe/corpus"
+	"github.com/ratebench/ratebench/bench/probe/corpus"
 )
 
 // Every test here runs `ratebench serve` through env.main, on 127.0.0.1

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms/httplimit"
-	"github.com/ratebench/ratebench/probe/corpus"
+	"github.com/ratebench/ratebench/bench/probe/corpus"
 )
 
 // The tests here run serve's own function, e.serve, on a listener the

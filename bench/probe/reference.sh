@@ -4,9 +4,9 @@
 # nodelay, probed from four loopback addresses; then a picture of the
 # top of its page (results/probe-nginx/page.png) in headless Chromium.
 #
-#   probe/reference.sh        # or: make results
+#   bench/probe/reference.sh        # or: make results
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 PORT=${PORT:-18482}
 NGINX=${NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
-	"github.com/ratebench/ratebench/fit"
+	"github.com/ratebench/ratebench/bench/fit"
 	"github.com/ratebench/ratebench/workload"
 )
 

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/bench/result"
-	"github.com/ratebench/ratebench/fit"
+	"github.com/ratebench/ratebench/bench/fit"
 )
 
 func TestParseExpectation(t *testing.T) {

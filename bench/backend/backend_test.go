@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
-	"github.com/ratebench/ratebench/algorithms/backend"
+	"github.com/ratebench/ratebench/bench/backend"
 	"github.com/ratebench/ratebench/algorithms/redis"
 	"github.com/ratebench/ratebench/algorithms/redis/redistest"
 	"github.com/ratebench/ratebench/bench"

@@ -7,7 +7,7 @@ import (
 
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/all"
-	"github.com/ratebench/ratebench/fit"
+	"github.com/ratebench/ratebench/bench/fit"
 )
 
 // A limiter's decisions, seen from outside as sent and answered requests,

@@ -21,7 +21,7 @@ import (
 	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/httpexec"
 	"github.com/ratebench/ratebench/bench/result"
-	"github.com/ratebench/ratebench/fit"
+	"github.com/ratebench/ratebench/bench/fit"
 )
 
 // Config is a probe's target and bounds.
