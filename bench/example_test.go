@@ -8,6 +8,7 @@ import (
 
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -29,10 +30,10 @@ func (e *everyOther) Allow(time.Duration, string, int64) (algorithms.Decision, e
 func ExampleSimulate() {
 	p := algorithms.Policy{Limit: 100, Window: time.Second}
 	cfg := bench.Config{Policy: p, Workload: workload.Spec{Name: "constant", Rate: 400, Duration: 10 * time.Second}}
-	mine := bench.Target{Name: "every-other", Theory: p.Limit, New: func() (algorithms.Limiter, error) {
+	mine := call.Target{Name: "every-other", Theory: p.Limit, New: func() (algorithms.Limiter, error) {
 		return &everyOther{}, nil
 	}}
-	runs, err := bench.Simulate(context.Background(), cfg, []bench.Target{mine})
+	runs, err := bench.Simulate(context.Background(), cfg, []call.Target{mine})
 	if err != nil {
 		panic(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -33,10 +34,10 @@ func newFakeServer(delay time.Duration) *fakeServer {
 	return &fakeServer{delay: delay, aborted: make(chan struct{})}
 }
 
-func (f *fakeServer) Start(r bench.Request, done chan<- bench.Outcome) {
+func (f *fakeServer) Start(r call.Request, done chan<- call.Outcome) {
 	f.started.Add(1)
 	go func() {
-		o := bench.Outcome{Seq: r.Seq, Sent: time.Now(), Attempts: 1, RetryAfter: bench.NoRetryAfter, Remaining: -1, ResetAfter: -1}
+		o := call.Outcome{Seq: r.Seq, Sent: time.Now(), Attempts: 1, RetryAfter: call.NoRetryAfter, Remaining: -1, ResetAfter: -1}
 		if f.hang {
 			<-f.aborted
 		} else if f.delay > 0 {
@@ -48,7 +49,7 @@ func (f *fakeServer) Start(r bench.Request, done chan<- bench.Outcome) {
 		o.Done = time.Now()
 		select {
 		case <-f.aborted:
-			o.Class, o.Kind, o.Err = bench.Failed, bench.KindCanceled, errors.New("aborted")
+			o.Class, o.Kind, o.Err = call.Failed, call.KindCanceled, errors.New("aborted")
 			done <- o
 			return
 		default:
@@ -58,13 +59,13 @@ func (f *fakeServer) Start(r bench.Request, done chan<- bench.Outcome) {
 		}
 		switch r.Key {
 		case "k0":
-			o.Class, o.Status, o.RetryAfter = bench.Rejected, 429, 1
+			o.Class, o.Status, o.RetryAfter = call.Rejected, 429, 1
 		case "k1":
-			o.Class, o.Status, o.Kind = bench.Failed, 503, "http_5xx"
+			o.Class, o.Status, o.Kind = call.Failed, 503, "http_5xx"
 		case "k2":
-			o.Class, o.Status, o.Kind = bench.Failed, 404, "http_4xx"
+			o.Class, o.Status, o.Kind = call.Failed, 404, "http_4xx"
 		default:
-			o.Class, o.Status, o.Remaining, o.ResetAfter = bench.Admitted, 200, 7, time.Second
+			o.Class, o.Status, o.Remaining, o.ResetAfter = call.Admitted, 200, 7, time.Second
 		}
 		done <- o
 	}()
@@ -85,7 +86,7 @@ func execConfig(rate float64, d time.Duration, keys int) bench.LiveConfig {
 func TestExecutorCounts(t *testing.T) {
 	srv := newFakeServer(2 * time.Millisecond)
 	cfg := execConfig(1000, time.Second, 5) // k0..k4 round-robin: 200 of each
-	run, pol, err := bench.LiveExecutor(context.Background(), cfg, bench.Target{Name: "http", Backend: "fake"}, srv)
+	run, pol, err := bench.LiveExecutor(context.Background(), cfg, call.Target{Name: "http", Backend: "fake"}, srv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestExecutorTrace(t *testing.T) {
 	var tr rowsTracer
 	cfg := execConfig(2000, 500*time.Millisecond, 5)
 	cfg.Trace = &tr
-	run, _, err := bench.LiveExecutor(context.Background(), cfg, bench.Target{Name: "http"}, srv)
+	run, _, err := bench.LiveExecutor(context.Background(), cfg, call.Target{Name: "http"}, srv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,9 +138,9 @@ func TestExecutorTrace(t *testing.T) {
 	}
 	want := map[string]struct {
 		status    int
-		outcome   bench.Class
+		outcome   call.Class
 		remaining int64
-	}{"k0": {429, bench.Rejected, -1}, "k1": {503, bench.Failed, -1}, "k2": {404, bench.Failed, -1}, "k3": {200, bench.Admitted, 7}, "k4": {200, bench.Admitted, 7}}
+	}{"k0": {429, call.Rejected, -1}, "k1": {503, call.Failed, -1}, "k2": {404, call.Failed, -1}, "k3": {200, call.Admitted, 7}, "k4": {200, call.Admitted, 7}}
 	for i, r := range tr.rows {
 		w := want[r.Key]
 		switch {
@@ -151,7 +152,7 @@ func TestExecutorTrace(t *testing.T) {
 			t.Fatalf("row %d: intended %v sent %v done %v; the server takes 2ms", i, r.Intended, r.Sent, r.Done)
 		case r.Status != w.status || r.Outcome != w.outcome || r.Remaining != w.remaining || r.Attempts != 1:
 			t.Fatalf("row %d of %s: %+v", i, r.Key, r)
-		case r.Outcome == bench.Rejected && r.RetryAfter != time.Second, r.Outcome == bench.Failed && r.ErrorKind == "":
+		case r.Outcome == call.Rejected && r.RetryAfter != time.Second, r.Outcome == call.Failed && r.ErrorKind == "":
 			t.Fatalf("row %d: %+v", i, r)
 		}
 	}
@@ -164,7 +165,7 @@ func TestExecutorHonorRetryAfter(t *testing.T) {
 	cfg := execConfig(1000, time.Second, 5)
 	cfg.HonorRetryAfter = true
 	cfg.Policy = algorithms.Policy{Limit: 100, Window: time.Second}
-	run, _, err := bench.LiveExecutor(context.Background(), cfg, bench.Target{Name: "http"}, srv)
+	run, _, err := bench.LiveExecutor(context.Background(), cfg, call.Target{Name: "http"}, srv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +185,7 @@ func TestExecutorClosedLoop(t *testing.T) {
 	cfg := execConfig(1e9, 500*time.Millisecond, 1)
 	cfg.Closed, cfg.Connections = true, 8
 	cfg.Policy = algorithms.Policy{Limit: 100, Window: time.Second}
-	run, _, err := bench.LiveExecutor(context.Background(), cfg, bench.Target{Name: "http"}, srv)
+	run, _, err := bench.LiveExecutor(context.Background(), cfg, call.Target{Name: "http"}, srv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,15 +210,15 @@ func TestExecutorInterrupt(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
 	start := time.Now()
-	run, _, err := bench.LiveExecutor(ctx, cfg, bench.Target{Name: "http"}, srv)
+	run, _, err := bench.LiveExecutor(ctx, cfg, call.Target{Name: "http"}, srv)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v, want context.Canceled", err)
 	}
 	if took := time.Since(start); took > 1300*time.Millisecond {
 		t.Errorf("returned %v after the start, 300ms after which it was interrupted", took)
 	}
-	if run.Offered < 100 || run.ErrorKinds[bench.KindCanceled] != run.Offered || run.Offered != srv.started.Load() {
+	if run.Offered < 100 || run.ErrorKinds[call.KindCanceled] != run.Offered || run.Offered != srv.started.Load() {
 		t.Errorf("offered %d, canceled %d, started %d: want every request sent counted once, as canceled",
-			run.Offered, run.ErrorKinds[bench.KindCanceled], srv.started.Load())
+			run.Offered, run.ErrorKinds[call.KindCanceled], srv.started.Load())
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/result"
 )
 
@@ -146,19 +147,19 @@ func NewHeaderCheck() *HeaderCheck { return &HeaderCheck{keys: map[string]*keyHe
 
 // weights is how many times r may have been decided (each write of it),
 // and admitted (less the rejection it answered).
-func weights(r *TraceRow) (admitted, requests int64) {
+func weights(r *call.Row) (admitted, requests int64) {
 	n := int64(max(r.Attempts, 0))
 	switch r.Outcome {
-	case Admitted:
+	case call.Admitted:
 		return max(n, 1), max(n, 1)
-	case Rejected:
+	case call.Rejected:
 		return max(n-1, 0), max(n, 1)
 	}
 	return n, n
 }
 
 // Row implements Tracer.
-func (h *HeaderCheck) Row(r TraceRow) {
+func (h *HeaderCheck) Row(r call.Row) {
 	// A row sent well after the one before it (the last of a burst,
 	// held back for a free connection) may be followed by rows sent
 	// before it, up to that lead: the flights they may overlap are kept.
@@ -199,12 +200,12 @@ func (h *HeaderCheck) Row(r TraceRow) {
 
 // step is what row r of the claim's key (answered at f.done) makes of c,
 // rows being within margin of send order.
-func (h *HeaderCheck) step(c *claim, r *TraceRow, f flight, margin time.Duration) verdict {
+func (h *HeaderCheck) step(c *claim, r *call.Row, f flight, margin time.Duration) verdict {
 	w := f.requests
 	if c.kind == remainingClaim {
 		w = f.admitted
 	}
-	answered := r.Outcome == Admitted || r.Outcome == Rejected
+	answered := r.Outcome == call.Admitted || r.Outcome == call.Rejected
 	switch {
 	case c.tested && r.Sent >= c.test+margin:
 		return contradicted
@@ -212,14 +213,14 @@ func (h *HeaderCheck) step(c *claim, r *TraceRow, f flight, margin time.Duration
 		if r.Sent < c.test && f.done > c.sent {
 			c.got += w
 		}
-	case c.kind == retryClaim && r.Outcome == Admitted && r.Sent >= c.answered:
+	case c.kind == retryClaim && r.Outcome == call.Admitted && r.Sent >= c.answered:
 		if f.done < c.sent+c.ra-time.Second {
 			h.factors = append(h.factors, float64(c.ra)/float64(max(r.Sent-c.answered, 1)))
 			return overstated
 		}
 		return agreed
 	case answered && r.Sent >= c.at:
-		if r.Outcome == Admitted {
+		if r.Outcome == call.Admitted {
 			return agreed
 		}
 		c.got += f.admitted // its other writes
@@ -235,11 +236,11 @@ func (h *HeaderCheck) step(c *claim, r *TraceRow, f flight, margin time.Duration
 
 // open counts what answer r (answered at done) did not say, and opens
 // the claims it made.
-func (h *HeaderCheck) open(k *keyHeaders, r *TraceRow, done time.Duration) {
-	if r.Outcome != Admitted && r.Outcome != Rejected {
+func (h *HeaderCheck) open(k *keyHeaders, r *call.Row, done time.Duration) {
+	if r.Outcome != call.Admitted && r.Outcome != call.Rejected {
 		return
 	}
-	rejected := r.Outcome == Rejected
+	rejected := r.Outcome == call.Rejected
 	if r.Remaining < 0 {
 		h.stats.AnsweredNoRemaining++
 	}
@@ -263,7 +264,7 @@ func (h *HeaderCheck) open(k *keyHeaders, r *TraceRow, done time.Duration) {
 // add opens claim c of answer r: what may be decided after r from the
 // start is its other writes and the key's requests still in flight when
 // it was sent.
-func (h *HeaderCheck) add(k *keyHeaders, r *TraceRow, c claim) {
+func (h *HeaderCheck) add(k *keyHeaders, r *call.Row, c claim) {
 	c.sent, c.answered = r.Sent, max(r.Done, r.Sent)
 	c.got = int64(max(r.Attempts-1, 0))
 	for _, f := range k.flying {

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/result"
 )
 
@@ -30,7 +31,7 @@ func answers(run *result.Run, results []*workerResult, s schedule, c *liveCollec
 		h.RetryAfterS = make(map[string]int64, len(a.retryAfter))
 		for v, n := range a.retryAfter {
 			k := strconv.Itoa(int(v))
-			if v == BadRetryAfter {
+			if v == call.BadRetryAfter {
 				k = "invalid"
 			}
 			h.RetryAfterS[k] = n
@@ -39,7 +40,7 @@ func answers(run *result.Run, results []*workerResult, s schedule, c *liveCollec
 	if c.headers != nil {
 		h.Headers = c.headers.Result()
 	}
-	ended := run.Offered - run.ErrorKinds[KindCanceled]
+	ended := run.Offered - run.ErrorKinds[call.KindCanceled]
 	h.CompletedRatePerS = float64(ended) / max(wall, 1).Seconds()
 	run.HTTP = h
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/result"
 )
 
@@ -172,7 +173,7 @@ func (c LiveConfig) resolveExec() (LiveConfig, error) {
 // plus Run.Live. When ctx is cancelled the current pass stops within about
 // half a second and Live returns the runs measured so far (the current
 // one cut short) with ctx's error.
-func Live(ctx context.Context, cfg LiveConfig, targets []Target) ([]result.Run, error) {
+func Live(ctx context.Context, cfg LiveConfig, targets []call.Target) ([]result.Run, error) {
 	cfg, err := cfg.resolve()
 	if err != nil {
 		return nil, err
@@ -210,7 +211,7 @@ func Live(ctx context.Context, cfg LiveConfig, targets []Target) ([]result.Run, 
 // wall clock: each pass sends for its span, then waits for what is still
 // in flight (for a shaper, at most its drain), then the calibration. It is
 // 0 for an invalid cfg.
-func LiveWallTime(cfg LiveConfig, targets []Target) time.Duration {
+func LiveWallTime(cfg LiveConfig, targets []call.Target) time.Duration {
 	cfg, err := cfg.resolve()
 	if err != nil {
 		return 0
@@ -241,7 +242,7 @@ const slotSlack = time.Second
 // for a shaper, and a second for what is still in flight and the next
 // pass's set-up. It depends only on cfg and t, so that every process
 // plans the same starts.
-func PassSlot(cfg LiveConfig, t Target) time.Duration {
+func PassSlot(cfg LiveConfig, t call.Target) time.Duration {
 	cfg, err := cfg.resolve()
 	if err != nil {
 		return slotSlack
@@ -284,8 +285,8 @@ func (noop) Allow(time.Duration, string, int64) (algorithms.Decision, error) {
 	return algorithms.Decision{Allowed: true}, nil
 }
 
-func noopTarget() Target {
-	return Target{Name: "calibration", Backend: "memory", New: func() (algorithms.Limiter, error) { return noop{}, nil }}
+func noopTarget() call.Target {
+	return call.Target{Name: "calibration", Backend: "memory", New: func() (algorithms.Limiter, error) { return noop{}, nil }}
 }
 
 func calibrationOf(run *result.Run) *result.Calibration {

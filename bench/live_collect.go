@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -289,7 +290,7 @@ func (c *liveCollector) add(r *liveRec) {
 func (c *liveCollector) feed(r *liveRec) {
 	a := workload.Arrival{At: time.Duration(r.at), Key: r.key, Cost: r.cost}
 	switch r.class {
-	case Failed:
+	case call.Failed:
 		c.rec.AddError(a, r.err)
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/bench/call"
 )
 
 // BenchmarkLiveDecision is one worker's hot path for one arrival: two clock
@@ -15,10 +16,10 @@ func BenchmarkLiveDecision(b *testing.B) {
 	p := algorithms.Policy{Limit: 1000, Window: time.Second}
 	for _, tc := range []struct {
 		name string
-		t    Target
+		t    call.Target
 	}{
 		{"no-op", noopTarget()},
-		{"gcra", Target{Name: "gcra", New: func() (algorithms.Limiter, error) { return algorithms.NewGCRA(p) }}},
+		{"gcra", call.Target{Name: "gcra", New: func() (algorithms.Limiter, error) { return algorithms.NewGCRA(p) }}},
 	} {
 		b.Run("algo="+tc.name, func(b *testing.B) {
 			lims, err := replicas(tc.t)

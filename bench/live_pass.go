@@ -11,6 +11,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/pace"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
@@ -30,9 +31,9 @@ const (
 // limiters, or hand the requests to an executor.
 type livePass struct {
 	cfg       LiveConfig
-	target    Target
+	target    call.Target
 	lims      []algorithms.Limiter
-	exec      Executor // nil for a target's limiters
+	exec      call.Executor // nil for a target's limiters
 	calibrate bool
 	planned   time.Time // the start StartAt plans for this pass; zero: none
 	start     time.Time
@@ -73,7 +74,7 @@ func (p *livePass) getBuf() []liveRec {
 	}
 }
 
-func newLivePass(cfg LiveConfig, t Target, lims []algorithms.Limiter, exec Executor, calibrate bool) *livePass {
+func newLivePass(cfg LiveConfig, t call.Target, lims []algorithms.Limiter, exec call.Executor, calibrate bool) *livePass {
 	n := cfg.Workers
 	p := &livePass{
 		cfg: cfg, target: t, lims: lims, exec: exec, calibrate: calibrate,
@@ -100,7 +101,7 @@ func newLivePass(cfg LiveConfig, t Target, lims []algorithms.Limiter, exec Execu
 // livePassRun drives one target (or, with calibrate, the no-op) over the
 // schedule: the whole workload, or its first cfg.Calibration; at, when
 // not zero, is the pass's planned start.
-func livePassRun(ctx context.Context, cfg LiveConfig, t Target, at time.Time, calibrate bool) (*result.Run, error) {
+func livePassRun(ctx context.Context, cfg LiveConfig, t call.Target, at time.Time, calibrate bool) (*result.Run, error) {
 	lims, err := replicas(t)
 	if err != nil {
 		return nil, err
@@ -195,7 +196,7 @@ func (p *livePass) run(ctx context.Context, coll *liveCollector) (*result.Run, e
 // returns the run, the policy it was measured against, and, when ctx is
 // cancelled, what ran with ctx's error, within about a second of the
 // cancel (exec.Abort ends the requests in flight).
-func LiveExecutor(ctx context.Context, cfg LiveConfig, t Target, exec Executor) (result.Run, algorithms.Policy, error) {
+func LiveExecutor(ctx context.Context, cfg LiveConfig, t call.Target, exec call.Executor) (result.Run, algorithms.Policy, error) {
 	cfg, err := cfg.resolveExec()
 	if err != nil {
 		return result.Run{}, algorithms.Policy{}, err

@@ -15,6 +15,7 @@ import (
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
 )
@@ -24,7 +25,7 @@ import (
 
 // live runs targets through bench.Live and checks what must hold on any
 // run: counts add up and every histogram counts each offered request once.
-func live(t *testing.T, cfg bench.LiveConfig, targets []bench.Target) []result.Run {
+func live(t *testing.T, cfg bench.LiveConfig, targets []call.Target) []result.Run {
 	t.Helper()
 	runs, err := bench.Live(context.Background(), cfg, targets)
 	if err != nil {
@@ -106,11 +107,11 @@ func (s *stallOnce) Allow(now time.Duration, key string, cost int64) (algorithms
 func TestLiveStall(t *testing.T) {
 	p := algorithms.Policy{Limit: 1000, Window: time.Second}
 	cfg := liveConfig(p, workload.Spec{Name: "constant", Rate: 1000, Duration: 2 * time.Second})
-	target := bench.Target{Name: "stalled-gcra", Theory: 2 * p.Limit, New: func() (algorithms.Limiter, error) {
+	target := call.Target{Name: "stalled-gcra", Theory: 2 * p.Limit, New: func() (algorithms.Limiter, error) {
 		g, err := algorithms.NewGCRA(p)
 		return &stallOnce{l: g, at: 300 * time.Millisecond, d: time.Second}, err
 	}}
-	r := live(t, cfg, []bench.Target{target})[0]
+	r := live(t, cfg, []call.Target{target})[0]
 	lat, svc := r.Latency, r.Live.Service
 	t.Logf("latency p50 %v p99 %v max %v; service p50 %v p99 %v max %v; late %.1f%%",
 		time.Duration(lat.P50), time.Duration(lat.P99), time.Duration(lat.Max),
@@ -203,11 +204,11 @@ func TestLiveDropsAtCap(t *testing.T) {
 	p := algorithms.Policy{Limit: 100, Window: time.Second}
 	cfg := liveConfig(p, workload.Spec{Name: "constant", Rate: 2000, Duration: 400 * time.Millisecond})
 	cfg.MaxInFlight = 10
-	target := bench.Target{Name: "stuck", New: func() (algorithms.Limiter, error) {
+	target := call.Target{Name: "stuck", New: func() (algorithms.Limiter, error) {
 		g, err := algorithms.NewGCRA(p)
 		return &stallOnce{l: g, at: 0, d: 100 * time.Millisecond}, err
 	}}
-	r := live(t, cfg, []bench.Target{target})[0]
+	r := live(t, cfg, []call.Target{target})[0]
 	t.Logf("dropped %d of %d; latency p50 %v p99 %v; late %.1f%%; series %v", r.Live.Dropped, r.Live.Scheduled, time.Duration(r.Latency.P50), time.Duration(r.Latency.P99), r.Live.LatePct, r.Series.Admitted)
 	if r.Live.Dropped < 100 || r.Live.Dropped > 400 {
 		t.Errorf("dropped %d: want about the 200 arrivals due in the 100ms stall", r.Live.Dropped)
@@ -263,11 +264,11 @@ func TestLiveCancelStuck(t *testing.T) {
 	cfg := liveConfig(p, workload.Spec{Name: "constant", Rate: 1000, Duration: 200 * time.Millisecond})
 	lim := &stuck{from: 100, release: make(chan struct{})}
 	defer close(lim.release)
-	target := bench.Target{Name: "stuck", New: func() (algorithms.Limiter, error) { return lim, nil }}
+	target := call.Target{Name: "stuck", New: func() (algorithms.Limiter, error) { return lim, nil }}
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(400*time.Millisecond, cancel) // after the schedule, while the workers hang
 	start := time.Now()
-	runs, err := bench.Live(ctx, cfg, []bench.Target{target})
+	runs, err := bench.Live(ctx, cfg, []call.Target{target})
 	if el := time.Since(start); el > 400*time.Millisecond+time.Second {
 		t.Errorf("returned %v after the cancel, want within 1s", el-400*time.Millisecond)
 	}
@@ -333,13 +334,13 @@ func TestLiveTrace(t *testing.T) {
 	cfg.Calibration, cfg.Workers = 0, 4
 	var tr rowsTracer
 	cfg.Trace = &tr
-	var targets []bench.Target
+	var targets []call.Target
 	for _, name := range []string{"gcra", "leaky-queue"} {
 		e, err := all.Lookup(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		targets = append(targets, bench.Target{Name: name, Shaper: e.Shaper, New: func() (algorithms.Limiter, error) { return e.New(p) }})
+		targets = append(targets, call.Target{Name: name, Shaper: e.Shaper, New: func() (algorithms.Limiter, error) { return e.New(p) }})
 	}
 	runs := live(t, cfg, targets)
 	i := 0
@@ -351,7 +352,7 @@ func TestLiveTrace(t *testing.T) {
 			if r.Seq != seq || r.Algorithm != run.Algorithm || r.Sent < r.Intended || r.Done < r.Sent {
 				t.Fatalf("%s row %d: %+v", run.Algorithm, seq, r)
 			}
-			if r.Outcome == bench.Admitted {
+			if r.Outcome == call.Admitted {
 				admitted++
 				if r.Done-r.Sent >= 10*time.Millisecond {
 					served++

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/result"
 )
 
@@ -33,8 +35,8 @@ type liveRec struct {
 	cost    int64
 	delay   int64
 	allowed bool
-	full    bool  // Decision.TableFull
-	class   Class // an executor's outcome; 0 for a limiter's decision
+	full    bool       // Decision.TableFull
+	class   call.Class // an executor's outcome; 0 for a limiter's decision
 	err     error
 }
 
@@ -43,7 +45,7 @@ type liveRec struct {
 type liveChunk struct {
 	worker int
 	recs   []liveRec
-	rows   []TraceRow
+	rows   []call.Row
 }
 
 // measure is what one request adds to a worker's histograms; -1 where it
@@ -79,7 +81,7 @@ type answerCounts struct {
 }
 
 // add counts o.
-func (a *answerCounts) add(o *Outcome) {
+func (a *answerCounts) add(o *call.Outcome) {
 	a.sent += int64(o.Attempts)
 	if o.Status == 0 {
 		return
@@ -89,7 +91,7 @@ func (a *answerCounts) add(o *Outcome) {
 		a.codes, a.retryAfter = map[int]int64{}, map[int32]int64{}
 	}
 	a.codes[o.Status]++
-	if o.RetryAfter != NoRetryAfter {
+	if o.RetryAfter != call.NoRetryAfter {
 		a.retryAfter[o.RetryAfter]++
 	}
 }
@@ -118,7 +120,7 @@ type flying struct {
 	cost     int64
 	done     bool
 	rec      liveRec
-	row      TraceRow
+	row      call.Row
 }
 
 // liveWorker calls the limiters for the jobs it takes. Its histograms and
@@ -146,13 +148,13 @@ type liveWorker struct {
 	timer      *time.Timer
 	meas       [measureBatch]measure
 	nmeas      int
-	rows       []TraceRow // the buffered decisions' rows, when traced
+	rows       []call.Row // the buffered decisions' rows, when traced
 	res        workerResult
 
 	// An executor's requests in flight, oldest first, numbered from
 	// headSeq; outcomes come back on outcomes. bufFloor is the sent time
 	// of the job whose record started the buffer.
-	outcomes chan Outcome
+	outcomes chan call.Outcome
 	flying   []flying
 	headSeq  uint64
 	bufFloor int64
@@ -172,7 +174,7 @@ func newLiveWorker(p *livePass, id int) *liveWorker {
 		w.timer.Stop()
 	}
 	if p.exec != nil {
-		w.outcomes = make(chan Outcome, outcomesBuffer)
+		w.outcomes = make(chan call.Outcome, outcomesBuffer)
 	}
 	return w
 }
@@ -363,7 +365,7 @@ func (w *liveWorker) start(j liveJob) {
 		w.floor.Store(int64(j.sent))
 	}
 	seq := w.headSeq + uint64(len(w.flying)) - 1
-	p.exec.Start(Request{Seq: seq, Key: j.key, Cost: j.cost, Policy: p.wantPolicy.Load()}, w.outcomes)
+	p.exec.Start(call.Request{Seq: seq, Key: j.key, Cost: j.cost, Policy: p.wantPolicy.Load()}, w.outcomes)
 }
 
 // complete records the outcome of a request the executor performed, and
@@ -372,7 +374,7 @@ func (w *liveWorker) start(j liveJob) {
 // instants are the ones the client controls (a schedule's spacing, a
 // burst's edge). Decisions go to the buffer in send order, when every
 // earlier request of the worker is done.
-func (w *liveWorker) complete(o Outcome) {
+func (w *liveWorker) complete(o call.Outcome) {
 	p := w.p
 	f := &w.flying[o.Seq-w.headSeq]
 	f.done = true
@@ -380,8 +382,8 @@ func (w *liveWorker) complete(o Outcome) {
 	if p.cfg.Closed { // intended when sent: latency is the service time
 		f.at = start
 	}
-	f.rec = liveRec{at: int64(start), key: f.key, cost: f.cost, class: o.Class, allowed: o.Class == Admitted}
-	if o.Class == Failed {
+	f.rec = liveRec{at: int64(start), key: f.key, cost: f.cost, class: o.Class, allowed: o.Class == call.Admitted}
+	if o.Class == call.Failed {
 		f.rec.err = kindError{kind: o.Kind, err: o.Err}
 	}
 	if p.rows {
@@ -393,14 +395,14 @@ func (w *liveWorker) complete(o Outcome) {
 		w.res.lateCount++
 	}
 	w.res.lastStart = max(w.res.lastStart, start)
-	if o.Kind == KindCanceled { // ended by the interrupt: no latency to speak of
+	if o.Kind == call.KindCanceled { // ended by the interrupt: no latency to speak of
 		w.note(measure{lat: -1, svc: -1, late: int64(late)})
 		w.lastNow, w.n = done, w.n+1
 		w.completed.Store(w.n)
 	} else {
 		w.finish(f.at, start, done, late)
 	}
-	if o.Class == Rejected && o.RetryAfter >= 0 && p.holds != nil {
+	if o.Class == call.Rejected && o.RetryAfter >= 0 && p.holds != nil {
 		p.holds.hold(f.key, done+time.Duration(o.RetryAfter)*time.Second)
 	}
 	// A limit advertised without its window (X-RateLimit-Limit) serves

@@ -10,6 +10,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
 )
@@ -60,7 +61,7 @@ type recorder struct {
 
 // newRecorder returns a recorder for a run of target under policy p with
 // time bins of bin.
-func newRecorder(t Target, p algorithms.Policy, bin int64) *recorder {
+func newRecorder(t call.Target, p algorithms.Policy, bin int64) *recorder {
 	r := &recorder{
 		run: result.Run{
 			Algorithm: t.Name, Backend: t.Backend, Replicas: max(t.Replicas, 1),

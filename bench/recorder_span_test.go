@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -29,7 +30,7 @@ func TestOverTheorySpan(t *testing.T) {
 			tgt := noopTarget()
 			tgt.Theory = tc.theory
 			cfg := Config{Policy: p, Workload: workload.Spec{Name: "constant", Rate: 10, Duration: time.Second, Keys: 1, Cost: 1}}
-			runs, err := Simulate(context.Background(), cfg, []Target{tgt})
+			runs, err := Simulate(context.Background(), cfg, []call.Target{tgt})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,11 +4,12 @@ import (
 	"fmt"
 
 	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/workload"
 )
 
 // replicas builds the target's instances.
-func replicas(t Target) ([]algorithms.Limiter, error) {
+func replicas(t call.Target) ([]algorithms.Limiter, error) {
 	lims := make([]algorithms.Limiter, max(t.Replicas, 1))
 	for i := range lims {
 		l, err := t.New()

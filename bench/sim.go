@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
 )
@@ -32,7 +33,7 @@ type Config struct {
 	Progress Progress
 	// Trace, when set, receives every request of the run, in send order
 	// (requests.csv). Nil costs nothing on the hot path.
-	Trace Tracer
+	Trace call.Tracer
 	// Shard, when not the whole schedule, plays only that shard's part of
 	// the workload (Workload.Open): the same seeded schedule, filtered.
 	Shard workload.Shard
@@ -102,7 +103,7 @@ func BinWidth(window, span time.Duration) int64 {
 // config gives the same runs, byte for byte. When ctx is cancelled it stops
 // within checkInterval arrivals and returns the runs measured so far (the
 // current one cut short) with ctx's error.
-func Simulate(ctx context.Context, cfg Config, targets []Target) ([]result.Run, error) {
+func Simulate(ctx context.Context, cfg Config, targets []call.Target) ([]result.Run, error) {
 	p, err := cfg.Policy.Validate()
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
@@ -128,7 +129,7 @@ func Simulate(ctx context.Context, cfg Config, targets []Target) ([]result.Run, 
 }
 
 // simPass drives one target over the whole workload.
-func simPass(ctx context.Context, cfg Config, t Target, ref *bitset) (*result.Run, error) {
+func simPass(ctx context.Context, cfg Config, t call.Target, ref *bitset) (*result.Run, error) {
 	lims, err := replicas(t)
 	if err != nil {
 		return nil, err

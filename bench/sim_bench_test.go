@@ -7,6 +7,7 @@ import (
 
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -23,8 +24,8 @@ func BenchmarkSim(b *testing.B) {
 	newGCRA := func() (algorithms.Limiter, error) { return algorithms.NewGCRA(p) }
 	b.Run("algo=gcra/engine=sim", func(b *testing.B) {
 		b.ReportAllocs()
-		target := bench.Target{Name: "gcra", Theory: 2 * p.Limit, New: newGCRA}
-		runs, err := bench.Simulate(context.Background(), bench.Config{Policy: p, Workload: spec(b.N)}, []bench.Target{target})
+		target := call.Target{Name: "gcra", Theory: 2 * p.Limit, New: newGCRA}
+		runs, err := bench.Simulate(context.Background(), bench.Config{Policy: p, Workload: spec(b.N)}, []call.Target{target})
 		if err != nil {
 			b.Fatal(err)
 		}

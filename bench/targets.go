@@ -8,22 +8,9 @@ import (
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/algorithms/keyed"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/result"
 )
-
-// Target is one limiter configuration an engine drives: an algorithm on a
-// backend, possibly as several replicas. It is a plain record; New is
-// called once per replica and must return an independent instance (or, for
-// a shared backend, a client of the same shared state).
-type Target struct {
-	Name     string // algorithm name, e.g. "gcra"
-	Backend  string // "memory", "redis", "sqlite", ...
-	Replicas int    // app replicas the arrivals are spread over; 0 means 1
-	Shaper   bool   // admitted requests are served after Decision.Delay
-	Theory   int64  // worst case admitted in any span W by one instance
-	FailOpen bool   // on an error, admit (true) or reject (false)
-	New      func() (algorithms.Limiter, error)
-}
 
 // Keys sizes the per-key state of in-memory targets. It is a plain value.
 type Keys struct {
@@ -57,7 +44,7 @@ func (k Keys) options() keyed.Options {
 // algorithms/all when names is empty) under policy p, sized for keys: each
 // replica limits per key with its own state. Unknown names, invalid
 // policies and too many keys are errors.
-func MemoryTargets(names []string, p algorithms.Policy, keys Keys, replicaCount int) ([]Target, error) {
+func MemoryTargets(names []string, p algorithms.Policy, keys Keys, replicaCount int) ([]call.Target, error) {
 	if keys.Max > 0 && keys.N > keys.Max && !keys.Lossy {
 		return nil, fmt.Errorf("%w: %d keys, at most %d", ErrTooManyKeys, keys.N, keys.Max)
 	}
@@ -67,13 +54,13 @@ func MemoryTargets(names []string, p algorithms.Policy, keys Keys, replicaCount 
 	if _, err := p.Validate(); err != nil {
 		return nil, err
 	}
-	targets := make([]Target, 0, len(names))
+	targets := make([]call.Target, 0, len(names))
 	for _, name := range names {
 		e, err := all.Lookup(strings.TrimSpace(name))
 		if err != nil {
 			return nil, err
 		}
-		targets = append(targets, Target{
+		targets = append(targets, call.Target{
 			Name: e.Name, Backend: "memory", Replicas: replicaCount, Shaper: e.Shaper,
 			Theory: e.Theory(p), New: perKey(e.New, p, keys),
 		})

@@ -3,21 +3,23 @@ package bench
 import (
 	"slices"
 	"testing"
+
+	"github.com/ratebench/ratebench/bench/call"
 )
 
 type seqTracer []int64
 
-func (s *seqTracer) Row(r TraceRow) { *s = append(*s, r.Seq) }
+func (s *seqTracer) Row(r call.Row) { *s = append(*s, r.Seq) }
 
 // TestTraceOrder: rows that come out of order leave in order, each as soon
 // as every earlier one came; flush releases the rest, gaps and all.
 func TestTraceOrder(t *testing.T) {
 	var got seqTracer
 	o := traceOrder{t: &got}
-	rows := func(seqs ...int64) []TraceRow {
-		var rs []TraceRow
+	rows := func(seqs ...int64) []call.Row {
+		var rs []call.Row
 		for _, s := range seqs {
-			rs = append(rs, TraceRow{Seq: s})
+			rs = append(rs, call.Row{Seq: s})
 		}
 		return rs
 	}

@@ -8,26 +8,27 @@ import (
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/workload"
 )
 
 // rowsTracer keeps the rows it is given.
-type rowsTracer struct{ rows []bench.TraceRow }
+type rowsTracer struct{ rows []call.Row }
 
-func (r *rowsTracer) Row(row bench.TraceRow) { r.rows = append(r.rows, row) }
+func (r *rowsTracer) Row(row call.Row) { r.rows = append(r.rows, row) }
 
 // TestSimTrace: a simulation's trace holds every arrival of every pass, in
 // send order, each row with its decision: as many admitted and rejected
 // rows as the run counts, a shaper's row done when it is served.
 func TestSimTrace(t *testing.T) {
 	p := algorithms.Policy{Limit: 10, Window: time.Second}
-	var targets []bench.Target
+	var targets []call.Target
 	for _, name := range []string{"gcra", "leaky-queue"} {
 		e, err := all.Lookup(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		targets = append(targets, bench.Target{Name: name, New: func() (algorithms.Limiter, error) { return e.New(p) }})
+		targets = append(targets, call.Target{Name: name, New: func() (algorithms.Limiter, error) { return e.New(p) }})
 	}
 	var tr rowsTracer
 	cfg := bench.Config{Policy: p, Workload: workload.Spec{Name: "constant", Rate: 40, Duration: 2 * time.Second, Keys: 2, Cost: 1}, Trace: &tr}
@@ -49,7 +50,7 @@ func TestSimTrace(t *testing.T) {
 				t.Fatalf("%s row %d: %+v; want seq %d, sent at %v", run.Algorithm, seq, r, seq, wantAt)
 			}
 			switch r.Outcome {
-			case bench.Admitted:
+			case call.Admitted:
 				admitted++
 				if r.Remaining < 0 || r.RetryAfter != -1 {
 					t.Errorf("%s row %d admitted with remaining %d, retry after %v", run.Algorithm, seq, r.Remaining, r.RetryAfter)
@@ -57,7 +58,7 @@ func TestSimTrace(t *testing.T) {
 				if run.Algorithm == "gcra" && r.Done != r.Sent {
 					t.Errorf("gcra row %d done at %v, sent at %v: a meter decides at once", seq, r.Done, r.Sent)
 				}
-			case bench.Rejected:
+			case call.Rejected:
 				rejected++
 				if r.RetryAfter <= 0 || r.Done != r.Sent {
 					t.Errorf("%s row %d rejected with retry after %v, done %v", run.Algorithm, seq, r.RetryAfter, r.Done)

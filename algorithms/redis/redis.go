@@ -49,7 +49,7 @@
 //
 // Failures. Allow returns an error wrapping algorithms.ErrBackend (and
 // context.DeadlineExceeded on a timeout); it never admits or rejects on its
-// own: the caller's failure policy (bench.Target.FailOpen) decides. The
+// own: the caller's failure policy (call.Target.FailOpen) decides. The
 // client should be built with ContextTimeoutEnabled so that Options.Timeout
 // bounds network reads, and with retries off (MaxRetries -1): a script
 // retried after its reply was lost would count a request twice. go-redis

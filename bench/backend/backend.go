@@ -24,6 +24,7 @@ import (
 	"github.com/ratebench/ratebench/algorithms/redis"
 	"github.com/ratebench/ratebench/algorithms/sqlite"
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/call"
 )
 
 // ErrBad is wrapped by every error about a -backend value or about
@@ -210,7 +211,7 @@ func algorithmsOf(kind string) []string {
 // a policy the backend cannot keep exact (e.g. a Redis window above 26
 // days), algorithms.ErrBackend when the backend cannot be reached (the
 // Redis PING or the SQLite open failed).
-func Targets(names []string, p algorithms.Policy, keys, replicas int, backend string, opts Options) ([]bench.Target, func() error, error) {
+func Targets(names []string, p algorithms.Policy, keys, replicas int, backend string, opts Options) ([]call.Target, func() error, error) {
 	b, err := Parse(backend)
 	if err != nil {
 		return nil, nil, err
@@ -291,7 +292,7 @@ func theory(name string, p algorithms.Policy) int64 {
 }
 
 // redisTargets connects, checks with PING, and builds one target per name.
-func redisTargets(b Parsed, names []string, p algorithms.Policy, replicas int, opts Options) ([]bench.Target, func() error, error) {
+func redisTargets(b Parsed, names []string, p algorithms.Policy, replicas int, opts Options) ([]call.Target, func() error, error) {
 	pool := max(opts.Workers+opts.Workers/4, 10*runtime.GOMAXPROCS(0))
 	var client goredis.UniversalClient
 	if b.cluster != nil {
@@ -337,7 +338,7 @@ func redisTargets(b Parsed, names []string, p algorithms.Policy, replicas int, o
 		}
 		return client.Close()
 	}
-	targets := make([]bench.Target, 0, len(names))
+	targets := make([]call.Target, 0, len(names))
 	for _, name := range names {
 		prefix := opts.Prefix + ":" + name
 		newLimiter := func() (algorithms.Limiter, error) {
@@ -347,7 +348,7 @@ func redisTargets(b Parsed, names []string, p algorithms.Policy, replicas int, o
 			closeAll()
 			return nil, nil, fmt.Errorf("%w", err)
 		}
-		targets = append(targets, bench.Target{
+		targets = append(targets, call.Target{
 			Name: name, Backend: b.Kind, Replicas: replicas, Theory: theory(name, p),
 			FailOpen: opts.FailOpen, New: newLimiter,
 		})
@@ -356,7 +357,7 @@ func redisTargets(b Parsed, names []string, p algorithms.Policy, replicas int, o
 }
 
 // sqliteTargets opens the file and builds the fixed-window target.
-func sqliteTargets(b Parsed, names []string, p algorithms.Policy, replicas int, opts Options, fresh bool) ([]bench.Target, func() error, error) {
+func sqliteTargets(b Parsed, names []string, p algorithms.Policy, replicas int, opts Options, fresh bool) ([]call.Target, func() error, error) {
 	db, err := sqlite.Open(b.Path, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w", err)
@@ -386,9 +387,9 @@ func sqliteTargets(b Parsed, names []string, p algorithms.Policy, replicas int, 
 		mu.Unlock()
 		return l, nil
 	}
-	targets := make([]bench.Target, 0, len(names))
+	targets := make([]call.Target, 0, len(names))
 	for _, name := range names {
-		targets = append(targets, bench.Target{
+		targets = append(targets, call.Target{
 			Name: name, Backend: b.Kind, Replicas: replicas, Theory: theory(name, p),
 			FailOpen: opts.FailOpen, New: newLimiter,
 		})

@@ -11,10 +11,11 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
-	"github.com/ratebench/ratebench/bench/backend"
 	"github.com/ratebench/ratebench/algorithms/redis"
 	"github.com/ratebench/ratebench/algorithms/redis/redistest"
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/backend"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
 )
@@ -43,7 +44,7 @@ func startCluster(t *testing.T) *redistest.Cluster {
 	return c
 }
 
-func backendTargets(t *testing.T, names []string, p algorithms.Policy, keys, replicas int, url string, opts backend.Options) []bench.Target {
+func backendTargets(t *testing.T, names []string, p algorithms.Policy, keys, replicas int, url string, opts backend.Options) []call.Target {
 	t.Helper()
 	targets, closeFn, err := backend.Targets(names, p, keys, replicas, url, opts)
 	if err != nil {
@@ -57,7 +58,7 @@ func backendTargets(t *testing.T, names []string, p algorithms.Policy, keys, rep
 	return targets
 }
 
-func simRuns(t *testing.T, cfg bench.Config, targets []bench.Target) []result.Run {
+func simRuns(t *testing.T, cfg bench.Config, targets []call.Target) []result.Run {
 	t.Helper()
 	runs, err := bench.Simulate(context.Background(), cfg, targets)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -20,7 +21,7 @@ import (
 // reports, and the measures are reported as metrics: admitted/op (the share
 // admitted), burst-ratio (most admitted in any span W over L) and
 // theory-ratio.
-func Benchmark(b *testing.B, cfg bench.Config, target bench.Target) {
+func Benchmark(b *testing.B, cfg bench.Config, target call.Target) {
 	b.Helper()
 	b.ReportAllocs()
 	if s, ok := cfg.Workload.(workload.Spec); ok {
@@ -31,7 +32,7 @@ func Benchmark(b *testing.B, cfg bench.Config, target bench.Target) {
 		cfg.Workload = s
 	}
 	b.ResetTimer()
-	runs, err := bench.Simulate(context.Background(), cfg, []bench.Target{target})
+	runs, err := bench.Simulate(context.Background(), cfg, []call.Target{target})
 	b.StopTimer()
 	if err != nil {
 		b.Fatal(err)

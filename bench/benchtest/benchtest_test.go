@@ -7,6 +7,7 @@ import (
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/benchtest"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -16,7 +17,7 @@ import (
 func TestBenchmarkReports(t *testing.T) {
 	p := algorithms.Policy{Limit: 100, Window: time.Second}
 	cfg := bench.Config{Policy: p, Workload: workload.Spec{Name: "boundary", Limit: 100, Window: time.Second, Rate: 100, Keys: 1}}
-	target := bench.Target{Name: "fixed-window", Theory: 2 * p.Limit, New: func() (algorithms.Limiter, error) {
+	target := call.Target{Name: "fixed-window", Theory: 2 * p.Limit, New: func() (algorithms.Limiter, error) {
 		return algorithms.NewFixedWindow(p)
 	}}
 	r := testing.Benchmark(func(b *testing.B) { benchtest.Benchmark(b, cfg, target) })

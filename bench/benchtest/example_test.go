@@ -7,6 +7,7 @@ import (
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/benchtest"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -15,7 +16,7 @@ import (
 func BenchmarkOwnLimiter(b *testing.B) {
 	p := algorithms.Policy{Limit: 100, Window: time.Second}
 	cfg := bench.Config{Policy: p, Workload: workload.Spec{Name: "poisson", Rate: 150, Seed: 1}}
-	benchtest.Benchmark(b, cfg, bench.Target{Name: "gcra", Theory: 2 * p.Limit, New: func() (algorithms.Limiter, error) {
+	benchtest.Benchmark(b, cfg, call.Target{Name: "gcra", Theory: 2 * p.Limit, New: func() (algorithms.Limiter, error) {
 		return algorithms.NewGCRA(p)
 	}})
 }

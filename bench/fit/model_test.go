@@ -9,13 +9,14 @@ import (
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/workload"
 )
 
 type rowsOf []Request
 
-func (r *rowsOf) Row(row bench.TraceRow) {
-	*r = append(*r, Request{Sent: row.Sent, Done: row.Done, Key: row.Key, Admitted: row.Outcome == bench.Admitted})
+func (r *rowsOf) Row(row call.Row) {
+	*r = append(*r, Request{Sent: row.Sent, Done: row.Done, Key: row.Key, Admitted: row.Outcome == call.Admitted})
 }
 
 // TestModelsMatchAlgorithms: each model, given the policy, predicts every
@@ -38,8 +39,8 @@ func TestModelsMatchAlgorithms(t *testing.T) {
 				var reqs rowsOf
 				spec := workload.Spec{Name: "poisson", Rate: 2 * p.Rate() * float64(keys), Duration: 20 * time.Second, Keys: keys, Cost: 1, Seed: 9}
 				cfg := bench.Config{Policy: p, Workload: spec, Trace: &reqs}
-				tgt := bench.Target{Name: algo, New: func() (algorithms.Limiter, error) { return e.New(p) }}
-				if _, err := bench.Simulate(context.Background(), cfg, []bench.Target{tgt}); err != nil {
+				tgt := call.Target{Name: algo, New: func() (algorithms.Limiter, error) { return e.New(p) }}
+				if _, err := bench.Simulate(context.Background(), cfg, []call.Target{tgt}); err != nil {
 					t.Fatal(err)
 				}
 				d := newData(reqs, 0, Options{})

@@ -7,6 +7,7 @@ import (
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/fit"
 	"github.com/ratebench/ratebench/workload"
 )
@@ -14,8 +15,8 @@ import (
 // requests collects a simulation's trace as a fit reads it.
 type requests []fit.Request
 
-func (r *requests) Row(row bench.TraceRow) {
-	*r = append(*r, fit.Request{Sent: row.Sent, Done: row.Done, Key: row.Key, Admitted: row.Outcome == bench.Admitted})
+func (r *requests) Row(row call.Row) {
+	*r = append(*r, fit.Request{Sent: row.Sent, Done: row.Done, Key: row.Key, Admitted: row.Outcome == call.Admitted})
 }
 
 // simTrace runs algo with p over spec in the simulator and returns its
@@ -28,8 +29,8 @@ func simTrace(t testing.TB, algo string, p algorithms.Policy, spec workload.Spec
 	}
 	var reqs requests
 	cfg := bench.Config{Policy: p, Workload: spec, Trace: &reqs}
-	target := bench.Target{Name: algo, New: func() (algorithms.Limiter, error) { return e.New(p) }}
-	if _, err := bench.Simulate(context.Background(), cfg, []bench.Target{target}); err != nil {
+	target := call.Target{Name: algo, New: func() (algorithms.Limiter, error) { return e.New(p) }}
+	if _, err := bench.Simulate(context.Background(), cfg, []call.Target{target}); err != nil {
 		t.Fatal(err)
 	}
 	return reqs

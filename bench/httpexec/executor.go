@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/call"
 )
 
 // The error kinds of a response that is neither an admission nor a
@@ -32,7 +32,7 @@ var DefaultRejectStatuses = []int{429}
 // http_4xx, ...). Safe for concurrent use.
 type Executor struct {
 	c      *Client
-	queue  chan call
+	queue  chan queued
 	max    int
 	reject []int
 
@@ -42,10 +42,10 @@ type Executor struct {
 	closed  bool
 }
 
-// call is one request handed to the pool.
-type call struct {
-	r    bench.Request
-	done chan<- bench.Outcome
+// queued is one request handed to the pool.
+type queued struct {
+	r    call.Request
+	done chan<- call.Outcome
 }
 
 // NewExecutor returns an Executor of c for up to maxInFlight requests
@@ -57,11 +57,11 @@ func NewExecutor(c *Client, connections, maxInFlight int, reject []int) *Executo
 	if reject == nil {
 		reject = DefaultRejectStatuses
 	}
-	return &Executor{c: c, queue: make(chan call, max(maxInFlight, 1)), max: max(connections, 1), reject: reject}
+	return &Executor{c: c, queue: make(chan queued, max(maxInFlight, 1)), max: max(connections, 1), reject: reject}
 }
 
-// Start implements bench.Executor.
-func (e *Executor) Start(r bench.Request, done chan<- bench.Outcome) {
+// Start implements call.Executor.
+func (e *Executor) Start(r call.Request, done chan<- call.Outcome) {
 	e.mu.Lock()
 	if e.idle == 0 && e.running < e.max && !e.closed {
 		e.running++
@@ -70,7 +70,7 @@ func (e *Executor) Start(r bench.Request, done chan<- bench.Outcome) {
 		e.idle--
 	}
 	e.mu.Unlock()
-	e.queue <- call{r: r, done: done}
+	e.queue <- queued{r: r, done: done}
 }
 
 // serve performs calls until Close.
@@ -84,8 +84,8 @@ func (e *Executor) serve() {
 }
 
 // do performs one request and says what it was.
-func (e *Executor) do(r bench.Request) bench.Outcome {
-	o := bench.Outcome{Seq: r.Seq, Sent: time.Now()}
+func (e *Executor) do(r call.Request) call.Outcome {
+	o := call.Outcome{Seq: r.Seq, Sent: time.Now()}
 	resp := e.c.Do(r.Key, r.Policy)
 	o.Done = time.Now()
 	o.Status, o.RetryAfter, o.Attempts, o.Err = resp.Status, resp.RetryAfter, resp.Attempts, resp.Err
@@ -93,13 +93,13 @@ func (e *Executor) do(r bench.Request) bench.Outcome {
 	o.Policy = resp.Advertised
 	switch s := resp.Status; {
 	case resp.Kind != None:
-		o.Class, o.Kind = bench.Failed, resp.Kind.String()
+		o.Class, o.Kind = call.Failed, resp.Kind.String()
 	case slices.Contains(e.reject, s):
-		o.Class = bench.Rejected
+		o.Class = call.Rejected
 	case s >= 200 && s < 300:
-		o.Class = bench.Admitted
+		o.Class = call.Admitted
 	default:
-		o.Class, o.Kind = bench.Failed, StatusKind(s)
+		o.Class, o.Kind = call.Failed, StatusKind(s)
 	}
 	return o
 }
@@ -118,7 +118,7 @@ func StatusKind(s int) string {
 	return KindHTTP1xx
 }
 
-// Abort implements bench.Executor: the client ends the requests in flight.
+// Abort implements call.Executor: the client ends the requests in flight.
 func (e *Executor) Abort() { e.c.Abort() }
 
 // Close ends the pool's goroutines once their calls are done; Start must

@@ -19,6 +19,7 @@ import (
 
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/httpexec"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
@@ -50,7 +51,7 @@ func attack(t *testing.T, cfg httpexec.Config, lcfg bench.LiveConfig, reject ...
 	}
 	exec := httpexec.NewExecutor(c, max(cfg.Connections, 1), lcfg.MaxInFlight, reject)
 	defer exec.Close()
-	run, pol, err := bench.LiveExecutor(context.Background(), lcfg, bench.Target{Name: "http"}, exec)
+	run, pol, err := bench.LiveExecutor(context.Background(), lcfg, call.Target{Name: "http"}, exec)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/call"
 )
 
 // ParsePolicy reads the first policy of a RateLimit-Policy field value:
@@ -232,11 +232,11 @@ func dictLimit(v []byte) (int64, bool) {
 }
 
 // Values of Response.RetryAfter besides whole seconds >= 0.
-// They are the engine's (bench.Outcome.RetryAfter), so an outcome takes
+// They are the engine's (call.Outcome.RetryAfter), so an outcome takes
 // a response's value as it is.
 const (
-	NoRetryAfter  = bench.NoRetryAfter  // the response has no Retry-After field
-	BadRetryAfter = bench.BadRetryAfter // a value that is neither delay-seconds nor an HTTP-date
+	NoRetryAfter  = call.NoRetryAfter  // the response has no Retry-After field
+	BadRetryAfter = call.BadRetryAfter // a value that is neither delay-seconds nor an HTTP-date
 )
 
 // maxRetryAfter caps Response.RetryAfter: a day, in seconds.

@@ -7,14 +7,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/httpexec"
 )
 
 // sourceRows keeps, for each key, the sources its trace rows name.
 type sourceRows map[string]map[string]int
 
-func (s sourceRows) Row(r bench.TraceRow) {
+func (s sourceRows) Row(r call.Row) {
 	if s[r.Key] == nil {
 		s[r.Key] = map[string]int{}
 	}

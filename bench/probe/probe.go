@@ -19,9 +19,10 @@ import (
 
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/call"
+	"github.com/ratebench/ratebench/bench/fit"
 	"github.com/ratebench/ratebench/bench/httpexec"
 	"github.com/ratebench/ratebench/bench/result"
-	"github.com/ratebench/ratebench/bench/fit"
 )
 
 // Config is a probe's target and bounds.
@@ -50,7 +51,7 @@ type Config struct {
 	MaxDuration time.Duration
 	// Trace, when set, receives every request on one timeline from the
 	// first experiment's start, outcomes as finally classified.
-	Trace bench.Tracer
+	Trace call.Tracer
 	// Log, when set, gets a line per experiment.
 	Log      io.Writer
 	Progress bench.Progress
@@ -82,8 +83,8 @@ type prober struct {
 	used     int64         // requests sent so far
 	elapsed  time.Duration // wall time so far
 	start    time.Time
-	rows     []bench.TraceRow // every request, on the first start's timeline
-	runEnds  []int            // per run of out.Runs: the end of its rows in rows
+	rows     []call.Row // every request, on the first start's timeline
+	runEnds  []int      // per run of out.Runs: the end of its rows in rows
 	adv      *algorithms.Policy
 	measured algorithms.Policy // the runs' policy: their window is W of their most admitted
 	out      Outcome
@@ -167,7 +168,7 @@ func (p *prober) capacity(ctx context.Context) (int64, error) {
 // burstSpread says when a burst took long to leave: over too few
 // connections it reaches the service spread out, and a bucket refills
 // meanwhile, so its capacity reads high.
-func (p *prober) burstSpread(rows []bench.TraceRow) {
+func (p *prober) burstSpread(rows []call.Row) {
 	if len(rows) == 0 {
 		return
 	}
@@ -183,7 +184,7 @@ func (p *prober) burstSpread(rows []bench.TraceRow) {
 
 // findReject names the reject status from the answers to a burst: 429
 // when seen, else the most frequent non-2xx status.
-func (p *prober) findReject(rows []bench.TraceRow) {
+func (p *prober) findReject(rows []call.Row) {
 	seen := map[int]int{}
 	for _, r := range rows {
 		if r.Status >= 300 {
@@ -404,7 +405,7 @@ func (p *prober) budget() int64 { return max(p.cfg.MaxRequests-p.used, 0) }
 // experiment runs one schedule against the service and returns its rows
 // on the schedule's own timeline; the probe keeps them on its own, from
 // the first experiment's start.
-func (p *prober) experiment(ctx context.Context, name string, s *schedule) ([]bench.TraceRow, error) {
+func (p *prober) experiment(ctx context.Context, name string, s *schedule) ([]call.Row, error) {
 	if int64(len(s.arrivals)) > p.budget() {
 		s.thin(float64(p.budget()) / float64(len(s.arrivals)))
 	}
@@ -418,7 +419,7 @@ func (p *prober) experiment(ctx context.Context, name string, s *schedule) ([]be
 	}
 	exec := httpexec.NewExecutor(p.cfg.Client, p.cfg.Connections, cfg.MaxInFlight, p.rejectOr429())
 	began := time.Now()
-	run, pol, err := bench.LiveExecutor(ctx, cfg, bench.Target{Name: "probe-" + name, Backend: "http"}, exec)
+	run, pol, err := bench.LiveExecutor(ctx, cfg, call.Target{Name: "probe-" + name, Backend: "http"}, exec)
 	exec.Close()
 	p.elapsed += time.Since(began)
 	if p.start.IsZero() {
@@ -461,13 +462,13 @@ func (p *prober) rejectOr429() []int {
 }
 
 // admitted reports whether a row's answer was an admission.
-func (p *prober) admitted(r bench.TraceRow) bool { return r.Status >= 200 && r.Status < 300 }
+func (p *prober) admitted(r call.Row) bool { return r.Status >= 200 && r.Status < 300 }
 
 // rejected reports whether a row's answer was a rejection, by the reject
 // statuses as now known.
-func (p *prober) rejected(r bench.TraceRow) bool { return slices.Contains(p.rejectOr429(), r.Status) }
+func (p *prober) rejected(r call.Row) bool { return slices.Contains(p.rejectOr429(), r.Status) }
 
-func (p *prober) count(rows []bench.TraceRow) (admitted, rejected int64) {
+func (p *prober) count(rows []call.Row) (admitted, rejected int64) {
 	for _, r := range rows {
 		switch {
 		case p.admitted(r):
@@ -489,8 +490,8 @@ func (p *prober) finish(capacity int64, rate float64) (*Outcome, error) {
 	p.classify()
 	var reqs []fit.Request
 	for _, r := range p.rows {
-		if r.Outcome != bench.Failed {
-			reqs = append(reqs, fit.Request{Sent: r.Sent, Done: r.Done, Key: r.Key, Source: r.Source, Admitted: r.Outcome == bench.Admitted})
+		if r.Outcome != call.Failed {
+			reqs = append(reqs, fit.Request{Sent: r.Sent, Done: r.Done, Key: r.Key, Source: r.Source, Admitted: r.Outcome == call.Admitted})
 		}
 	}
 	opts := fit.Options{StartUnixNS: p.start.UnixNano(), Windows: []time.Duration{time.Duration(float64(capacity) / rate)}, RatesPerS: []float64{rate * 1e9}}
@@ -584,13 +585,13 @@ func (p *prober) classify() {
 			r := &p.rows[j]
 			switch {
 			case p.admitted(*r):
-				r.Outcome, r.ErrorKind = bench.Admitted, ""
+				r.Outcome, r.ErrorKind = call.Admitted, ""
 			case p.rejected(*r):
-				r.Outcome, r.ErrorKind = bench.Rejected, ""
+				r.Outcome, r.ErrorKind = call.Rejected, ""
 				run.Rejected++
 			default:
-				if r.Outcome != bench.Failed { // a rejection by a status the probe found was not one
-					r.Outcome, r.ErrorKind = bench.Failed, httpexec.StatusKind(r.Status)
+				if r.Outcome != call.Failed { // a rejection by a status the probe found was not one
+					r.Outcome, r.ErrorKind = call.Failed, httpexec.StatusKind(r.Status)
 				}
 				run.Errors++
 				run.ErrorKinds = addKind(run.ErrorKinds, r.ErrorKind)
@@ -620,6 +621,6 @@ func addKind(m map[string]int64, k string) map[string]int64 {
 }
 
 // rowBuffer keeps an experiment's rows.
-type rowBuffer []bench.TraceRow
+type rowBuffer []call.Row
 
-func (r *rowBuffer) Row(row bench.TraceRow) { *r = append(*r, row) }
+func (r *rowBuffer) Row(row call.Row) { *r = append(*r, row) }

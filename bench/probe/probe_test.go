@@ -5,17 +5,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/result"
 )
 
 // rows are trace rows answered with the given statuses, in order.
-func rows(statuses ...int) []bench.TraceRow {
-	out := make([]bench.TraceRow, len(statuses))
+func rows(statuses ...int) []call.Row {
+	out := make([]call.Row, len(statuses))
 	for i, s := range statuses {
-		out[i] = bench.TraceRow{Seq: int64(i), Status: s, Outcome: bench.Failed, ErrorKind: "http_5xx"}
+		out[i] = call.Row{Seq: int64(i), Status: s, Outcome: call.Failed, ErrorKind: "http_5xx"}
 		if s >= 200 && s < 300 {
-			out[i].Outcome, out[i].ErrorKind = bench.Admitted, ""
+			out[i].Outcome, out[i].ErrorKind = call.Admitted, ""
 		}
 	}
 	return out
@@ -51,8 +51,8 @@ func TestClassify(t *testing.T) {
 	for range 2 {
 		p.out.Runs = append(p.out.Runs, result.Run{Errors: 9, HTTP: &result.HTTPStats{Responses: 3}})
 	}
-	var traced []bench.TraceRow
-	p.cfg.Trace = traceFunc(func(r bench.TraceRow) { traced = append(traced, r) })
+	var traced []call.Row
+	p.cfg.Trace = traceFunc(func(r call.Row) { traced = append(traced, r) })
 	p.classify()
 	first, second := p.out.Runs[0], p.out.Runs[1]
 	if first.Rejected != 2 || first.Errors != 1 || first.ErrorKinds["http_5xx"] != 1 || second.Rejected != 1 || second.Errors != 0 {
@@ -61,7 +61,7 @@ func TestClassify(t *testing.T) {
 	if !slices.Equal(first.HTTP.RejectStatuses, []int{503}) || first.HTTP.TooManyPct < 66 || first.HTTP.TooManyPct > 67 {
 		t.Errorf("first run: reject statuses %v, %.1f%% rejected", first.HTTP.RejectStatuses, first.HTTP.TooManyPct)
 	}
-	want := []bench.Class{bench.Admitted, bench.Rejected, bench.Rejected, bench.Failed, bench.Admitted, bench.Rejected}
+	want := []call.Class{call.Admitted, call.Rejected, call.Rejected, call.Failed, call.Admitted, call.Rejected}
 	if len(traced) != len(want) {
 		t.Fatalf("%d rows traced, want %d", len(traced), len(want))
 	}
@@ -72,9 +72,9 @@ func TestClassify(t *testing.T) {
 	}
 }
 
-type traceFunc func(bench.TraceRow)
+type traceFunc func(call.Row)
 
-func (f traceFunc) Row(r bench.TraceRow) { f(r) }
+func (f traceFunc) Row(r call.Row) { f(r) }
 
 func TestIdleFor(t *testing.T) {
 	for _, tc := range []struct {

@@ -7,17 +7,18 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/tracefile"
 )
 
 // sentRows are rows of algorithm "a" and key key sent at the instants
 // given, each done 1 ns later.
-func sentRows(key string, sent ...int64) []bench.TraceRow {
-	rows := make([]bench.TraceRow, len(sent))
+func sentRows(key string, sent ...int64) []call.Row {
+	rows := make([]call.Row, len(sent))
 	for i, s := range sent {
-		rows[i] = bench.TraceRow{Algorithm: "a", Intended: time.Duration(s), Sent: time.Duration(s), Done: time.Duration(s + 1),
-			Key: key, Outcome: bench.Admitted, Attempts: 1, RetryAfter: -1, Remaining: -1, ResetAfter: -1}
+		rows[i] = call.Row{Algorithm: "a", Intended: time.Duration(s), Sent: time.Duration(s), Done: time.Duration(s + 1),
+			Key: key, Outcome: call.Admitted, Attempts: 1, RetryAfter: -1, Remaining: -1, ResetAfter: -1}
 	}
 	return rows
 }
@@ -36,7 +37,7 @@ func TestMergeRows(t *testing.T) {
 	unknown[0].Intended = -1
 	for _, tc := range []struct {
 		name   string
-		files  [][]bench.TraceRow
+		files  [][]call.Row
 		first  []int64 // per part; 0 when nil
 		count  []int64 // per part; the whole file when nil
 		shifts []int64
@@ -44,18 +45,18 @@ func TestMergeRows(t *testing.T) {
 		unknown bool
 		want    []out
 	}{
-		{name: "interleaved", files: [][]bench.TraceRow{sentRows("p0", 0, 10, 20), sentRows("p1", 5, 15, 25)}, shifts: []int64{0, 0},
+		{name: "interleaved", files: [][]call.Row{sentRows("p0", 0, 10, 20), sentRows("p1", 5, 15, 25)}, shifts: []int64{0, 0},
 			want: []out{{"p0", 0, 0, 1}, {"p1", 0, 5, 6}, {"p0", 1, 10, 11}, {"p1", 1, 15, 16}, {"p0", 2, 20, 21}, {"p1", 2, 25, 26}}},
-		{name: "shifted onto one clock", files: [][]bench.TraceRow{sentRows("p0", 0, 10, 20), sentRows("p1", 5, 15)}, shifts: []int64{0, 12},
+		{name: "shifted onto one clock", files: [][]call.Row{sentRows("p0", 0, 10, 20), sentRows("p1", 5, 15)}, shifts: []int64{0, 12},
 			want: []out{{"p0", 0, 0, 1}, {"p0", 1, 10, 11}, {"p1", 0, 17, 18}, {"p0", 2, 20, 21}, {"p1", 1, 27, 28}}},
-		{name: "ties go to the earlier part, then file order", files: [][]bench.TraceRow{sentRows("p0", 7, 7), sentRows("p1", 7)}, shifts: []int64{0, 0},
+		{name: "ties go to the earlier part, then file order", files: [][]call.Row{sentRows("p0", 7, 7), sentRows("p1", 7)}, shifts: []int64{0, 0},
 			want: []out{{"p0", 0, 7, 8}, {"p0", 1, 7, 8}, {"p1", 0, 7, 8}}},
-		{name: "a row out of place is put back", files: [][]bench.TraceRow{sentRows("p0", 0, 30, 20, 40)}, shifts: []int64{0},
+		{name: "a row out of place is put back", files: [][]call.Row{sentRows("p0", 0, 30, 20, 40)}, shifts: []int64{0},
 			want: []out{{"p0", 0, 0, 1}, {"p0", 2, 20, 21}, {"p0", 1, 30, 31}, {"p0", 3, 40, 41}}},
-		{name: "a range of the file", files: [][]bench.TraceRow{sentRows("p0", 0, 10, 20, 30), sentRows("p1", 1, 2)},
+		{name: "a range of the file", files: [][]call.Row{sentRows("p0", 0, 10, 20, 30), sentRows("p1", 1, 2)},
 			first: []int64{1, 0}, count: []int64{2, 2}, shifts: []int64{0, 0},
 			want: []out{{"p1", 0, 1, 2}, {"p1", 1, 2, 3}, {"p0", 1, 10, 11}, {"p0", 2, 20, 21}}},
-		{name: "unknown instants stay unknown", files: [][]bench.TraceRow{unknown}, shifts: []int64{100}, unknown: true,
+		{name: "unknown instants stay unknown", files: [][]call.Row{unknown}, shifts: []int64{100}, unknown: true,
 			want: []out{{"p0", 0, 103, 104}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -128,17 +129,17 @@ func TestSummaryExactOverMergedParts(t *testing.T) {
 			var parts []tracefile.Part
 			var solo []int64
 			for host := range 2 {
-				var rows []bench.TraceRow
+				var rows []call.Row
 				var now int64
 				for range 300 {
 					now += rng.Int64N(40)
-					r := bench.TraceRow{Algorithm: "a", Intended: time.Duration(now), Sent: time.Duration(now), Done: time.Duration(now + rng.Int64N(3)),
-						Key: string(rune('a' + rng.IntN(tc.keys))), Outcome: bench.Admitted, Attempts: 1, RetryAfter: -1, Remaining: -1, ResetAfter: -1}
+					r := call.Row{Algorithm: "a", Intended: time.Duration(now), Sent: time.Duration(now), Done: time.Duration(now + rng.Int64N(3)),
+						Key: string(rune('a' + rng.IntN(tc.keys))), Outcome: call.Admitted, Attempts: 1, RetryAfter: -1, Remaining: -1, ResetAfter: -1}
 					if tc.served {
 						r.Done += time.Duration(rng.Int64N(500))
 					}
 					if rng.IntN(3) == 0 {
-						r.Outcome = bench.Rejected
+						r.Outcome = call.Rejected
 					}
 					rows = append(rows, r)
 				}
@@ -152,7 +153,7 @@ func TestSummaryExactOverMergedParts(t *testing.T) {
 			var offered, admitted int64
 			err := tracefile.MergeRows(parts, func(r tracefile.Row) error {
 				offered++
-				if r.Outcome == bench.Admitted {
+				if r.Outcome == call.Admitted {
 					admitted++
 					at = append(at, map[bool]int64{false: int64(r.Sent), true: int64(r.Done)}[tc.served])
 					keys = append(keys, r.Key)
@@ -202,11 +203,11 @@ func summarize(t *testing.T, parts []tracefile.Part, served bool) result.Run {
 // kinds are tallied, latency is done minus sent and its p99 the timing
 // uncertainty, and a shaper's instants have none.
 func TestSummaryCounting(t *testing.T) {
-	rows := []bench.TraceRow{
-		{Algorithm: "a", Sent: 0, Done: 1000, Key: "k", Status: 200, Outcome: bench.Admitted},
-		{Algorithm: "a", Sent: 10, Done: 2000, Key: "k", Status: 429, Outcome: bench.Rejected},
-		{Algorithm: "a", Sent: 20, Done: 3000, Key: "j", Outcome: bench.Failed, ErrorKind: "timeout"},
-		{Algorithm: "a", Sent: 30, Done: 4000, Key: "j", Outcome: bench.Failed},
+	rows := []call.Row{
+		{Algorithm: "a", Sent: 0, Done: 1000, Key: "k", Status: 200, Outcome: call.Admitted},
+		{Algorithm: "a", Sent: 10, Done: 2000, Key: "k", Status: 429, Outcome: call.Rejected},
+		{Algorithm: "a", Sent: 20, Done: 3000, Key: "j", Outcome: call.Failed, ErrorKind: "timeout"},
+		{Algorithm: "a", Sent: 30, Done: 4000, Key: "j", Outcome: call.Failed},
 	}
 	path := writeTrace(t, t.TempDir(), rows)
 	for _, tc := range []struct {
@@ -259,12 +260,12 @@ func TestSummaryDisagreement(t *testing.T) {
 	// and rejects the third; the trace admitted the third (a false admit)
 	// and rejected the second (a false reject). Key j: admitted, as the
 	// log would; then a failure.
-	rows := []bench.TraceRow{
-		{Algorithm: "a", Sent: 0, Key: "k", Outcome: bench.Admitted},
-		{Algorithm: "a", Sent: 10, Key: "k", Outcome: bench.Rejected},
-		{Algorithm: "a", Sent: 20, Key: "k", Outcome: bench.Admitted},
-		{Algorithm: "a", Sent: 30, Key: "j", Outcome: bench.Admitted},
-		{Algorithm: "a", Sent: 40, Key: "j", Outcome: bench.Failed},
+	rows := []call.Row{
+		{Algorithm: "a", Sent: 0, Key: "k", Outcome: call.Admitted},
+		{Algorithm: "a", Sent: 10, Key: "k", Outcome: call.Rejected},
+		{Algorithm: "a", Sent: 20, Key: "k", Outcome: call.Admitted},
+		{Algorithm: "a", Sent: 30, Key: "j", Outcome: call.Admitted},
+		{Algorithm: "a", Sent: 40, Key: "j", Outcome: call.Failed},
 	}
 	path := writeTrace(t, t.TempDir(), rows)
 	pol := result.PolicyJSON{Limit: 2, WindowNS: 1000, Burst: 2}
@@ -322,9 +323,9 @@ func TestScan(t *testing.T) {
 // meter's when sent: ten admits sent within one W but served 300 ns apart
 // are 10 in a W sent, 4 served.
 func TestSummaryServed(t *testing.T) {
-	var rows []bench.TraceRow
+	var rows []call.Row
 	for i := range 10 {
-		rows = append(rows, bench.TraceRow{Algorithm: "a", Sent: time.Duration(i * 90), Done: time.Duration(i * 300), Key: "k", Outcome: bench.Admitted})
+		rows = append(rows, call.Row{Algorithm: "a", Sent: time.Duration(i * 90), Done: time.Duration(i * 300), Key: "k", Outcome: call.Admitted})
 	}
 	path := writeTrace(t, t.TempDir(), rows)
 	for _, tc := range []struct {

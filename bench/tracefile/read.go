@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/call"
 )
 
 // CostColumn is the name of an optional last column holding each
@@ -20,8 +20,8 @@ const CostColumn = "cost"
 
 // Row is one row of a trace as read back.
 type Row struct {
-	// TraceRow is the row; its Seq is the row's number in the file, from 0.
-	bench.TraceRow
+	// Row is the row; its Seq is the row's number in the file, from 0.
+	call.Row
 	// Cost is the request's cost: the cost column's value, 1 without one.
 	Cost int64
 	// Line is the line of the file the row starts on (the header is 1).
@@ -125,11 +125,11 @@ func (r *Reader) Read() (Row, error) {
 	row.Status = int(p.int(6, "status", 0))
 	switch rec[7] {
 	case "admitted":
-		row.Outcome = bench.Admitted
+		row.Outcome = call.Admitted
 	case "rejected":
-		row.Outcome = bench.Rejected
+		row.Outcome = call.Rejected
 	case "error":
-		row.Outcome = bench.Failed
+		row.Outcome = call.Failed
 	default:
 		if p.err == "" {
 			p.err = fmt.Sprintf("outcome %q is not admitted, rejected or error", rec[7])

@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/tracefile"
 )
 
 // writeTrace writes rows with a Writer into dir and returns the path.
-func writeTrace(t *testing.T, dir string, rows []bench.TraceRow) string {
+func writeTrace(t *testing.T, dir string, rows []call.Row) string {
 	t.Helper()
 	w, err := tracefile.Create(dir)
 	if err != nil {
@@ -55,11 +55,11 @@ func readAll(t *testing.T, path string) ([]tracefile.Row, error) {
 // keys that need quoting included, each row numbered in file order, with
 // the line it starts on and a cost of 1.
 func TestReaderRoundTrip(t *testing.T) {
-	rows := []bench.TraceRow{
-		{Algorithm: "gcra", Intended: 0, Sent: 10, Done: 25, Key: "k0", Outcome: bench.Admitted, Attempts: 1, RetryAfter: -1, Remaining: 4, ResetAfter: time.Second},
-		{Algorithm: "gcra", Intended: 5, Sent: 12, Done: 30, Key: `a,"b"`, Source: "127.0.0.2:40000", Status: 429, Outcome: bench.Rejected, Attempts: 1, RetryAfter: 2 * time.Second, Remaining: 0, ResetAfter: -1},
-		{Algorithm: "gcra", Intended: 7, Sent: 7, Done: 9, Key: " lead\nline", Outcome: bench.Failed, RetryAfter: -1, Remaining: -1, ResetAfter: -1, ErrorKind: "timeout"},
-		{Algorithm: "fixed-window", Intended: 0, Sent: 1, Done: 2, Key: "k0", Status: 200, Outcome: bench.Admitted, Attempts: 3, RetryAfter: -1, Remaining: -1, ResetAfter: -1},
+	rows := []call.Row{
+		{Algorithm: "gcra", Intended: 0, Sent: 10, Done: 25, Key: "k0", Outcome: call.Admitted, Attempts: 1, RetryAfter: -1, Remaining: 4, ResetAfter: time.Second},
+		{Algorithm: "gcra", Intended: 5, Sent: 12, Done: 30, Key: `a,"b"`, Source: "127.0.0.2:40000", Status: 429, Outcome: call.Rejected, Attempts: 1, RetryAfter: 2 * time.Second, Remaining: 0, ResetAfter: -1},
+		{Algorithm: "gcra", Intended: 7, Sent: 7, Done: 9, Key: " lead\nline", Outcome: call.Failed, RetryAfter: -1, Remaining: -1, ResetAfter: -1, ErrorKind: "timeout"},
+		{Algorithm: "fixed-window", Intended: 0, Sent: 1, Done: 2, Key: "k0", Status: 200, Outcome: call.Admitted, Attempts: 3, RetryAfter: -1, Remaining: -1, ResetAfter: -1},
 	}
 	path := writeTrace(t, t.TempDir(), rows)
 	got, err := readAll(t, path)
@@ -69,7 +69,7 @@ func TestReaderRoundTrip(t *testing.T) {
 	want := make([]tracefile.Row, len(rows))
 	for i, r := range rows {
 		r.Seq = int64(i)
-		want[i] = tracefile.Row{TraceRow: r, Cost: 1, Line: []int{2, 3, 4, 6}[i]} // the third row's key spans two lines
+		want[i] = tracefile.Row{Row: r, Cost: 1, Line: []int{2, 3, 4, 6}[i]} // the third row's key spans two lines
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("read back\n%+v\nwant\n%+v", got, want)

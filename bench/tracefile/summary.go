@@ -12,6 +12,7 @@ import (
 
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/result"
 )
 
@@ -124,7 +125,7 @@ func (s *Summary) Add(r Row) {
 		s.release(at)
 	}
 	if s.headers != nil {
-		s.headers.Row(r.TraceRow)
+		s.headers.Row(r.Row)
 	}
 	ks := s.key(r.Key)
 	ks.Offered++
@@ -141,8 +142,8 @@ func (s *Summary) Add(r Row) {
 		s.waited = s.waited || d > 0
 		_ = s.lat.RecordValue(min(max(d, result.HistLowest), result.HistHighest))
 	}
-	allowed := r.Outcome == bench.Admitted
-	if r.Outcome == bench.Failed {
+	allowed := r.Outcome == call.Admitted
+	if r.Outcome == call.Failed {
 		s.run.Errors++
 		if s.run.ErrorKinds == nil {
 			s.run.ErrorKinds = map[string]int64{}

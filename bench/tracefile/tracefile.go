@@ -19,7 +19,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/call"
 )
 
 // Name is the file's name in a run folder.
@@ -30,7 +30,7 @@ const Header = "algorithm,intended_ns,sent_ns,done_ns,key,source,status,outcome,
 
 // Writer writes a trace to a temporary file in its folder and renames it
 // to Name on Close, so that a folder never holds half a trace under that
-// name. It implements bench.Tracer: Row may be called from one goroutine
+// name. It implements call.Tracer: Row may be called from one goroutine
 // at a time; Close after the last Row.
 type Writer struct {
 	f    *os.File
@@ -52,8 +52,8 @@ func Create(dir string) (*Writer, error) {
 	return t, nil
 }
 
-// Row implements bench.Tracer.
-func (t *Writer) Row(r bench.TraceRow) {
+// Row implements call.Tracer.
+func (t *Writer) Row(r call.Row) {
 	if t.err != nil {
 		return
 	}
@@ -108,11 +108,11 @@ func (t *Writer) Abort() {
 }
 
 // outcomeName is the outcome column's value.
-func outcomeName(c bench.Class) string {
+func outcomeName(c call.Class) string {
 	switch c {
-	case bench.Admitted:
+	case call.Admitted:
 		return "admitted"
-	case bench.Rejected:
+	case call.Rejected:
 		return "rejected"
 	}
 	return "error"

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/tracefile"
 	"github.com/ratebench/ratebench/workload"
 )
@@ -23,11 +23,11 @@ func TestWriter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := []bench.TraceRow{
-		{Algorithm: "gcra", Intended: 0, Sent: 10, Done: 25, Key: "k0", Outcome: bench.Admitted, RetryAfter: -1, Remaining: 4, ResetAfter: time.Second},
-		{Algorithm: "gcra", Intended: 5, Sent: 12, Done: 30, Key: `a,"b"`, Source: "127.0.0.2:40000", Status: 429, Outcome: bench.Rejected, Attempts: 1, RetryAfter: 2 * time.Second, Remaining: 0, ResetAfter: -1},
-		{Algorithm: "gcra", Intended: 7, Sent: 7, Done: 9, Key: " lead\nline", Outcome: bench.Failed, RetryAfter: -1, Remaining: -1, ResetAfter: -1, ErrorKind: "timeout"},
-		{Algorithm: "fixed-window", Intended: 0, Sent: 1, Done: 2, Key: "k0", Outcome: bench.Admitted, RetryAfter: -1, Remaining: -1, ResetAfter: -1},
+	rows := []call.Row{
+		{Algorithm: "gcra", Intended: 0, Sent: 10, Done: 25, Key: "k0", Outcome: call.Admitted, RetryAfter: -1, Remaining: 4, ResetAfter: time.Second},
+		{Algorithm: "gcra", Intended: 5, Sent: 12, Done: 30, Key: `a,"b"`, Source: "127.0.0.2:40000", Status: 429, Outcome: call.Rejected, Attempts: 1, RetryAfter: 2 * time.Second, Remaining: 0, ResetAfter: -1},
+		{Algorithm: "gcra", Intended: 7, Sent: 7, Done: 9, Key: " lead\nline", Outcome: call.Failed, RetryAfter: -1, Remaining: -1, ResetAfter: -1, ErrorKind: "timeout"},
+		{Algorithm: "fixed-window", Intended: 0, Sent: 1, Done: 2, Key: "k0", Outcome: call.Admitted, RetryAfter: -1, Remaining: -1, ResetAfter: -1},
 	}
 	for _, r := range rows {
 		w.Row(r)
@@ -91,7 +91,7 @@ func TestAbort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.Row(bench.TraceRow{Algorithm: "gcra", Key: "k"})
+	w.Row(call.Row{Algorithm: "gcra", Key: "k"})
 	w.Abort()
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {

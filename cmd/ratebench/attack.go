@@ -19,6 +19,7 @@ import (
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/httpexec"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/report"
@@ -117,7 +118,7 @@ type attack struct {
 	client                       *httpexec.Client
 	reject                       []int
 	cfg                          bench.LiveConfig
-	target                       bench.Target
+	target                       call.Target
 	url, method, keyHeader, algo string
 	shard                        shardRun
 	warnings                     []string // said before the attack starts
@@ -280,7 +281,7 @@ func (f *attackFlags) plan(ctx context.Context) (*attack, error) {
 	if spec.Name == "boundary" && spec.Align != workload.AlignFirstRequest {
 		a.cfg.AlignStart = f.window // windows start at multiples of W since the epoch
 	}
-	a.target = bench.Target{Name: "http", Backend: hostOf(f.url), Replicas: 1}
+	a.target = call.Target{Name: "http", Backend: hostOf(f.url), Replicas: 1}
 	if f.algo != "" {
 		e, _ := all.Lookup(f.algo)
 		a.cfg.Theory = e.Theory

@@ -9,7 +9,7 @@ import (
 
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/bench/backend"
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/call"
 )
 
 // backendFlags choose where limiter state lives, for run, boundary and
@@ -78,7 +78,7 @@ func (b *backendFlags) shared() bool {
 // sized for keys keys within the bounds. Bad values and an unreachable
 // backend are usage errors (exit 2): both are found before the run, and
 // nothing is written before it returns.
-func (b *backendFlags) targets(names []string, p algorithms.Policy, keys, replicas int, live bool, workers int, bd bounds) ([]bench.Target, func() error, error) {
+func (b *backendFlags) targets(names []string, p algorithms.Policy, keys, replicas int, live bool, workers int, bd bounds) ([]call.Target, func() error, error) {
 	if err := b.check(); err != nil {
 		return nil, nil, err
 	}

@@ -9,8 +9,9 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/bench"
-	"github.com/ratebench/ratebench/bench/result"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/fit"
+	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/report"
 )
 
@@ -19,7 +20,7 @@ import (
 type measured struct {
 	eng      engine
 	cfg      bench.Config
-	targets  []bench.Target
+	targets  []call.Target
 	out      *outDir
 	seed     uint64
 	noReport bool

@@ -11,11 +11,11 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/ratebench/ratebench/bench"
-	"github.com/ratebench/ratebench/bench/result"
-	"github.com/ratebench/ratebench/bench/tracefile"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/fit"
 	"github.com/ratebench/ratebench/bench/probe"
+	"github.com/ratebench/ratebench/bench/result"
+	"github.com/ratebench/ratebench/bench/tracefile"
 	"github.com/ratebench/ratebench/report"
 )
 
@@ -200,9 +200,9 @@ func fitRequests(path string) ([]fit.Request, error) {
 		case row.Algorithm != first:
 			return reqs, nil // the next pass
 		}
-		if row.Outcome == bench.Failed {
+		if row.Outcome == call.Failed {
 			continue
 		}
-		reqs = append(reqs, fit.Request{Sent: row.Sent, Done: row.Done, Key: row.Key, Source: row.Source, Admitted: row.Outcome == bench.Admitted})
+		reqs = append(reqs, fit.Request{Sent: row.Sent, Done: row.Done, Key: row.Key, Source: row.Source, Admitted: row.Outcome == call.Admitted})
 	}
 }

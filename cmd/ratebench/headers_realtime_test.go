@@ -56,7 +56,7 @@ func attackHeaders(t *testing.T, url string, args ...string) *result.HeaderStats
 		if err != nil {
 			t.Fatal(err)
 		}
-		again.Row(row.TraceRow)
+		again.Row(row.Row)
 	}
 	if got := again.Result(); *got != *h {
 		t.Errorf("requests.csv recounted says %+v,\nthe run %+v", *got, *h)

@@ -233,7 +233,7 @@ func mergeTraces(o *outDir, plan *tracePlan, res *result.Result) (*tracefile.Wri
 	for n, tr := range plan.runs {
 		s := tracefile.NewSummary(tr.count)
 		err := tracefile.MergeRows(tr.parts, func(r tracefile.Row) error {
-			tw.Row(r.TraceRow)
+			tw.Row(r.Row)
 			s.Add(r)
 			return nil
 		})

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/tracefile"
 )
@@ -159,7 +159,7 @@ func bruteWindowMax(rows []tracefile.Row, w int64, shaper bool) (best, end int64
 	}
 	var admits []admit
 	for _, r := range rows {
-		if r.Outcome == bench.Admitted {
+		if r.Outcome == call.Admitted {
 			at := int64(r.Sent)
 			if shaper {
 				at = int64(r.Done)

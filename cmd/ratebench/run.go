@@ -12,6 +12,7 @@ import (
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
 )
@@ -378,9 +379,9 @@ func (e *env) runCommand() *command {
 // engine is how execute runs the targets: the sim or the live engine.
 type engine struct {
 	mode string
-	run  func(context.Context, bench.Config, []bench.Target) ([]result.Run, error)
+	run  func(context.Context, bench.Config, []call.Target) ([]result.Run, error)
 	// wall, when set, is how long a live run is expected to take.
-	wall func(bench.Config, []bench.Target) time.Duration
+	wall func(bench.Config, []call.Target) time.Duration
 }
 
 // simEngine is the engine of sim mode.
@@ -395,12 +396,12 @@ func (f *runFlags) engine(start time.Time) engine {
 	cfg := bench.LiveConfig{Workers: f.workers, MaxInFlight: f.maxInFlight, StartAt: start}
 	return engine{
 		mode: "live",
-		run: func(ctx context.Context, c bench.Config, targets []bench.Target) ([]result.Run, error) {
+		run: func(ctx context.Context, c bench.Config, targets []call.Target) ([]result.Run, error) {
 			lc := cfg
 			lc.Config = c
 			return bench.Live(ctx, lc, targets)
 		},
-		wall: func(c bench.Config, targets []bench.Target) time.Duration {
+		wall: func(c bench.Config, targets []call.Target) time.Duration {
 			lc := cfg
 			lc.Config = c
 			return bench.LiveWallTime(lc, targets)
