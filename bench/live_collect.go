@@ -53,7 +53,7 @@ type liveCollector struct {
 	source   string       // PolicyFrom..., for an executor pass
 	early    []liveRec    // decisions in order, waiting for the policy
 	trace    *traceOrder  // the rows in send order, to the trace and headers
-	headers  *HeaderCheck // with an executor
+	headers  call.Checker // with an executor whose answers make claims
 	ref      algorithms.Limiter
 	refErr   error
 	failOpen bool
@@ -75,8 +75,8 @@ func newLiveCollector(p *livePass, ref algorithms.Limiter) *liveCollector {
 	}
 	if p.rows {
 		var to tee
-		if p.exec != nil {
-			c.headers = NewHeaderCheck()
+		if ce, ok := p.exec.(call.CheckedExecutor); ok {
+			c.headers = ce.NewChecker()
 			to = append(to, c.headers)
 		}
 		if p.cfg.Trace != nil {

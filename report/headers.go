@@ -14,7 +14,7 @@ import (
 // rejections without Retry-After, 120 remaining counts that what followed
 // could not test". A claim goes untested when the key came back with
 // other requests in flight that may have spent the quota first, too
-// soon, or not at all (bench.HeaderCheck). "" when nothing was tested or
+// soon, or not at all (httpexec.HeaderCheck). "" when nothing was tested or
 // skipped. Safe for concurrent use.
 func HeadersReading(h *result.HeaderStats) string {
 	if h == nil {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/bench/result"
 )
 
 // Executor performs the requests of a live pass somewhere other than in an
@@ -18,6 +19,22 @@ type Executor interface {
 	// outcomes still come, as failures, and so do those of any request
 	// started afterwards.
 	Abort()
+}
+
+// Checker judges what the answers of a pass claimed about the limiter,
+// from the pass's rows in send order (a Tracer): httpexec.HeaderCheck
+// judges HTTP rate-limit fields. Not safe for concurrent use.
+type Checker interface {
+	Tracer
+	// Result is what the rows so far said of the claims.
+	Result() *result.HeaderStats
+}
+
+// CheckedExecutor is an Executor whose answers make claims a Checker can
+// judge: the live engine judges each pass with a NewChecker of its own.
+type CheckedExecutor interface {
+	Executor
+	NewChecker() Checker
 }
 
 // Request is one arrival handed to an Executor.

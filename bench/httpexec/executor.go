@@ -60,6 +60,10 @@ func NewExecutor(c *Client, connections, maxInFlight int, reject []int) *Executo
 	return &Executor{c: c, queue: make(chan queued, max(maxInFlight, 1)), max: max(connections, 1), reject: reject}
 }
 
+// NewChecker implements call.CheckedExecutor: a HeaderCheck for one
+// pass's answers.
+func (e *Executor) NewChecker() call.Checker { return NewHeaderCheck() }
+
 // Start implements call.Executor.
 func (e *Executor) Start(r call.Request, done chan<- call.Outcome) {
 	e.mu.Lock()

@@ -6,7 +6,7 @@ package result
 // is not assumed to have decided them in that order: requests of a key
 // in flight together (their send-to-answer spans overlap) may have been
 // decided in any order, and a claim counts as contradicted only when no
-// such order makes it true (bench.HeaderCheck says how). Whole-second
+// such order makes it true (httpexec.HeaderCheck says how). Whole-second
 // fields get their second: a Retry-After or a reset may have been
 // rounded either way. Every field counts answers or claims; none is a
 // rate. The *Untested and *Without* fields say what was not checked.

@@ -11,8 +11,8 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/ratebench/ratebench/algorithms"
-	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/call"
+	"github.com/ratebench/ratebench/bench/httpexec"
 	"github.com/ratebench/ratebench/bench/result"
 )
 
@@ -51,7 +51,7 @@ type Counting struct {
 // for a shaper), the shortest span above the theory, per-key counts and
 // fairness, latency (done minus sent) and the timing uncertainty (its
 // p99); for an HTTP run, what its rate-limit fields were worth
-// (Run.HTTP.Headers, as HeaderCheck judges them). The zero value is not
+// (Run.HTTP.Headers, as httpexec.HeaderCheck judges them). The zero value is not
 // usable; use NewSummary. Not safe for concurrent use.
 type Summary struct {
 	c         Counting
@@ -70,7 +70,7 @@ type Summary struct {
 	falseAdm  int64
 	falseRej  int64
 	refErr    error
-	headers   *bench.HeaderCheck // an HTTP run's
+	headers   *httpexec.HeaderCheck // an HTTP run's
 }
 
 // keyStats is one key's share and its exact span maximum.
@@ -92,7 +92,7 @@ func NewSummary(c Counting) *Summary {
 		s.c.Bin = 1
 	}
 	if c.HTTP {
-		s.headers = bench.NewHeaderCheck()
+		s.headers = httpexec.NewHeaderCheck()
 	}
 	return s
 }

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/httpexec"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/tracefile"
 )
@@ -47,7 +47,7 @@ func attackHeaders(t *testing.T, url string, args ...string) *result.HeaderStats
 		t.Fatal(err)
 	}
 	defer tr.Close()
-	again := bench.NewHeaderCheck()
+	again := httpexec.NewHeaderCheck()
 	for {
 		row, err := tr.Read()
 		if errors.Is(err, io.EOF) {

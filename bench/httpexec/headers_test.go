@@ -1,4 +1,4 @@
-package bench
+package httpexec
 
 import (
 	"math/rand/v2"
