@@ -15,6 +15,7 @@ import (
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/backend"
 	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
@@ -139,9 +140,9 @@ func TestLiveStall(t *testing.T) {
 func TestLiveCounts(t *testing.T) {
 	p := algorithms.Policy{Limit: 20, Window: 100 * time.Millisecond} // 200/s per key per replica
 	cfg := liveConfig(p, workload.Spec{Name: "poisson", Rate: 4000, Duration: 300 * time.Millisecond, Keys: 5, Seed: 3})
-	cfg.Reference = bench.Reference(p, 5)
+	cfg.Reference = backend.Reference(p, 5)
 	cfg.Workers = 3
-	targets, err := bench.MemoryTargets([]string{"gcra", "fixed-window", "leaky-queue", "uber"}, p, bench.Keys{N: 5}, 2)
+	targets, err := backend.MemoryTargets([]string{"gcra", "fixed-window", "leaky-queue", "uber"}, p, backend.Keys{N: 5}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +161,7 @@ func TestLiveGCRATheory(t *testing.T) {
 	p := algorithms.Policy{Limit: 250, Window: time.Second}.WithDefaults()
 	d := 2 * time.Second
 	cfg := liveConfig(p, workload.Spec{Name: "poisson", Rate: 20 * p.Rate(), Duration: d, Seed: 1})
-	targets, _ := bench.MemoryTargets([]string{"gcra"}, p, bench.Keys{N: 1}, 1)
+	targets, _ := backend.MemoryTargets([]string{"gcra"}, p, backend.Keys{N: 1}, 1)
 	r := live(t, cfg, targets)[0]
 	theory := float64(p.Burst) + float64(p.Limit)*d.Seconds()/p.Window.Seconds()
 	got := float64(r.Admitted)
@@ -179,7 +180,7 @@ func TestLiveGCRATheory(t *testing.T) {
 func TestLiveShaperWaits(t *testing.T) {
 	p := algorithms.Policy{Limit: 100, Window: time.Second, Burst: 20} // T = 10ms, delays up to 200ms
 	cfg := liveConfig(p, workload.Spec{Name: "constant", Rate: 300, Duration: 500 * time.Millisecond})
-	targets, _ := bench.MemoryTargets([]string{"leaky-queue"}, p, bench.Keys{N: 1}, 1)
+	targets, _ := backend.MemoryTargets([]string{"leaky-queue"}, p, backend.Keys{N: 1}, 1)
 	start := time.Now()
 	r := live(t, cfg, targets)[0]
 	q := r.Live.QueueDelay
@@ -223,7 +224,7 @@ func TestLiveDropsAtCap(t *testing.T) {
 func TestLiveCancel(t *testing.T) {
 	p := algorithms.Policy{Limit: 100, Window: time.Second}
 	cfg := bench.LiveConfig{Config: bench.Config{Policy: p, Workload: workload.Spec{Name: "constant", Rate: 1000, Duration: time.Hour}}}
-	targets, _ := bench.MemoryTargets([]string{"uber", "gcra"}, p, bench.Keys{N: 1}, 1)
+	targets, _ := backend.MemoryTargets([]string{"uber", "gcra"}, p, backend.Keys{N: 1}, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
 	start := time.Now()
@@ -287,7 +288,7 @@ func TestLiveCalibration(t *testing.T) {
 	p := algorithms.Policy{Limit: 100, Window: time.Second}
 	cfg := liveConfig(p, workload.Spec{Name: "poisson", Rate: 2000, Duration: 300 * time.Millisecond, Seed: 2})
 	cfg.Calibration = 0
-	targets, _ := bench.MemoryTargets([]string{"gcra", "token-bucket"}, p, bench.Keys{N: 1}, 1)
+	targets, _ := backend.MemoryTargets([]string{"gcra", "token-bucket"}, p, backend.Keys{N: 1}, 1)
 	runs := live(t, cfg, targets)
 	c := runs[0].Live.Calibration
 	if c == nil || c.OverheadNS <= 0 || c.OverheadMeanNS <= 0 || c.Overhead == nil || c.OverheadNS < float64(c.Overhead.P50) ||
@@ -311,7 +312,7 @@ func ExampleLive() {
 		Workers:     2,
 		Calibration: -1, // no no-op pass
 	}
-	targets, err := bench.MemoryTargets([]string{"gcra"}, p, bench.Keys{N: 1}, 1)
+	targets, err := backend.MemoryTargets([]string{"gcra"}, p, backend.Keys{N: 1}, 1)
 	if err != nil {
 		panic(err)
 	}
@@ -379,7 +380,7 @@ func TestLiveStartAtPlansEveryPass(t *testing.T) {
 	p := algorithms.Policy{Limit: 50, Window: 100 * time.Millisecond}
 	cfg := liveConfig(p, workload.Spec{Name: "constant", Rate: 500, Duration: 200 * time.Millisecond})
 	cfg.Calibration = -1
-	targets, err := bench.MemoryTargets([]string{"gcra", "leaky-queue"}, p, bench.Keys{N: 1}, 1)
+	targets, err := backend.MemoryTargets([]string{"gcra", "leaky-queue"}, p, backend.Keys{N: 1}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

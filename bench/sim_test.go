@@ -8,6 +8,7 @@ import (
 
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/backend"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
 )
@@ -16,7 +17,7 @@ var policy = algorithms.Policy{Limit: 100, Window: time.Second}
 
 func simulate(t *testing.T, cfg bench.Config, names []string, keys, replicas int) map[string]result.Run {
 	t.Helper()
-	targets, err := bench.MemoryTargets(names, cfg.Policy, bench.Keys{N: keys}, replicas)
+	targets, err := backend.MemoryTargets(names, cfg.Policy, backend.Keys{N: keys}, replicas)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func TestBoundaryCase(t *testing.T) {
 	cfg := bench.Config{
 		Policy:    policy,
 		Workload:  workload.Spec{Name: "boundary", Limit: 100, Window: time.Second, Duration: 10 * time.Second, Keys: 1, Cost: 1, Rate: 100},
-		Reference: bench.Reference(policy, 1),
+		Reference: backend.Reference(policy, 1),
 	}
 	runs := simulate(t, cfg, []string{"fixed-window", "sliding-log", "token-bucket", "gcra", "leaky-bucket", "sliding-counter", "leaky-queue"}, 1, 1)
 	fw := runs["fixed-window"]
@@ -93,9 +94,9 @@ func TestReplicaCase(t *testing.T) {
 // TestDeterminism: the same config gives byte-identical runs.
 func TestDeterminism(t *testing.T) {
 	spec := workload.Spec{Name: "zipf", Rate: 500, Duration: 5 * time.Second, Keys: 50, Cost: 1, Seed: 42}
-	cfg := bench.Config{Policy: policy, Workload: spec, Reference: bench.Reference(policy, 50)}
+	cfg := bench.Config{Policy: policy, Workload: spec, Reference: backend.Reference(policy, 50)}
 	encode := func() []byte {
-		targets, err := bench.MemoryTargets(nil, policy, bench.Keys{N: 50}, 2)
+		targets, err := backend.MemoryTargets(nil, policy, backend.Keys{N: 50}, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +142,7 @@ func TestSlidingCounterAccuracy(t *testing.T) {
 		cfg := bench.Config{
 			Policy:    p,
 			Workload:  workload.Spec{Name: "poisson", Rate: keys * 10 * tc.load, Duration: 30 * time.Second, Keys: keys, Cost: 1, Seed: 7},
-			Reference: bench.Reference(p, keys),
+			Reference: backend.Reference(p, keys),
 		}
 		r := simulate(t, cfg, []string{"sliding-counter"}, keys, 1)["sliding-counter"]
 		if r.DisagreementPct <= last || r.DisagreementPct > tc.most {
@@ -158,7 +159,7 @@ func TestCancelKeepsWhatRan(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	cfg := bench.Config{Policy: policy, Workload: workload.Spec{Name: "constant", Rate: 1e6, Duration: time.Hour, Keys: 1, Cost: 1}}
-	targets, _ := bench.MemoryTargets([]string{"gcra", "sliding-log"}, policy, bench.Keys{N: 1}, 1)
+	targets, _ := backend.MemoryTargets([]string{"gcra", "sliding-log"}, policy, backend.Keys{N: 1}, 1)
 	runs, err := bench.Simulate(ctx, cfg, targets)
 	if err != context.Canceled || len(runs) != 1 || runs[0].Offered == 0 || runs[0].Offered > 1<<15 {
 		t.Fatalf("cancelled run: %d runs, err %v; want the first cut short and context.Canceled", len(runs), err)

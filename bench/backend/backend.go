@@ -1,7 +1,9 @@
-// Package backend reads a -backend value (memory, redis://, rediss://,
-// redis+cluster://, sqlite://) and builds the bench targets of the
-// algorithms that backend runs: it is where go-redis and SQLite come into
-// a run, so that package bench needs neither.
+// Package backend builds the targets the engines drive: in memory, with
+// per-key state sized for the workload (MemoryTargets, and the exact
+// Reference a run's disagreement is measured against), or from a -backend
+// value (memory, redis://, rediss://, redis+cluster://, sqlite://) for the
+// algorithms that backend runs. It is where go-redis and SQLite come into
+// a run, so that the engines need neither.
 package backend
 
 import (
@@ -23,7 +25,6 @@ import (
 	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/algorithms/redis"
 	"github.com/ratebench/ratebench/algorithms/sqlite"
-	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/call"
 )
 
@@ -82,7 +83,7 @@ type Options struct {
 	// Lossy allows a workload with more keys than MaxKeys: the in-memory
 	// limiters then hold MaxKeys keys and, when full, forget a key with
 	// state to take a new one (counted in Run.LossyEvictions). Without it
-	// such a workload is an error wrapping bench.ErrTooManyKeys.
+	// such a workload is an error wrapping ErrTooManyKeys.
 	Lossy bool
 }
 
@@ -217,7 +218,7 @@ func Targets(names []string, p algorithms.Policy, keys, replicas int, backend st
 		return nil, nil, err
 	}
 	if b.Kind == Memory {
-		targets, err := bench.MemoryTargets(names, p, bench.Keys{N: keys, Max: opts.MaxKeys, Lossy: opts.Lossy}, replicas)
+		targets, err := MemoryTargets(names, p, Keys{N: keys, Max: opts.MaxKeys, Lossy: opts.Lossy}, replicas)
 		for i := range targets {
 			targets[i].FailOpen = opts.FailOpen
 		}

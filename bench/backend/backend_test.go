@@ -165,7 +165,7 @@ func TestBackendSameAsMemory(t *testing.T) {
 		{Name: "zipf", Rate: 150, Duration: 4 * time.Second, Keys: 20, Cost: 1, Seed: 42},
 		{Name: "boundary", Limit: 50, Window: time.Second, Duration: 4 * time.Second, Keys: 1, Cost: 2},
 	} {
-		cfg := bench.Config{Policy: p, Workload: w, Reference: bench.Reference(p, w.Keys)}
+		cfg := bench.Config{Policy: p, Workload: w, Reference: backend.Reference(p, w.Keys)}
 		mem := simRuns(t, cfg, backendTargets(t, nil, p, w.Keys, 1, "memory", backend.Options{}))
 		want := map[string]result.Run{}
 		for _, r := range mem {

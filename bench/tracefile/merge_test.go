@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/backend"
 	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/tracefile"
@@ -281,7 +281,7 @@ func TestSummaryDisagreement(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := tc.c
-			ref, err := bench.Reference(pol.Policy(), 2)()
+			ref, err := backend.Reference(pol.Policy(), 2)()
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -37,7 +37,7 @@ type Counting struct {
 	// as a limiter error is.
 	HTTP     bool
 	FailOpen bool
-	// Reference, when not nil, is the exact limiter (bench.Reference) the
+	// Reference, when not nil, is the exact limiter (backend.Reference) the
 	// decisions are compared with, each at its send instant in send order,
 	// as the engines compare theirs: Finish then sets the disagreement.
 	// An HTTP run's failed requests are not compared. Summary owns it.

@@ -10,6 +10,7 @@ import (
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/backend"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/report"
 	"github.com/ratebench/ratebench/workload"
@@ -47,9 +48,9 @@ func (e *env) boundaryCommand() *command {
 		windows      int
 		algos, out   string
 		noReport     bool
-		backend      backendFlags
+		backendFl    backendFlags
 	)
-	backend.register(c.fs)
+	backendFl.register(c.fs)
 	c.fs.Int64Var(&limit, "limit", 100, "limit L per window")
 	durationVar(c.fs, &window, "window", time.Second, "window W")
 	c.fs.Int64Var(&burst, "burst", 0, "burst B (default: L)")
@@ -70,7 +71,7 @@ func (e *env) boundaryCommand() *command {
 			return usagef("-windows %d must be >= 2", windows)
 		}
 		var names []string // a shared backend's own default set
-		if !backend.shared() {
+		if !backendFl.shared() {
 			names = inMemoryNames()
 		}
 		if algos != "" {
@@ -82,7 +83,7 @@ func (e *env) boundaryCommand() *command {
 			return usagef("-windows %d of %v is too long a run", windows, p.Window)
 		}
 		spec := workload.Spec{Name: "boundary", Limit: p.Limit, Window: p.Window, Duration: time.Duration(windows) * p.Window, Keys: 1, Cost: 1, Rate: p.Rate()}
-		if err := backend.check(); err != nil {
+		if err := backendFl.check(); err != nil {
 			return err
 		}
 		bd := bounds{maxKeys: 1, maxArrivals: defaultMaxArrivals}
@@ -94,13 +95,13 @@ func (e *env) boundaryCommand() *command {
 		if err != nil {
 			return err
 		}
-		targets, closeFn, err := backend.targets(names, p, 1, 1, false, 1, bd)
+		targets, closeFn, err := backendFl.targets(names, p, 1, 1, false, 1, bd)
 		if err != nil {
 			o.abandon()
 			return err
 		}
 		defer closeFn()
-		cfg := bench.Config{Policy: p, Workload: spec, Span: info.Span, Reference: bench.Reference(p, 1)}
+		cfg := bench.Config{Policy: p, Workload: spec, Span: info.Span, Reference: backend.Reference(p, 1)}
 		res, err := e.execute(ctx, measured{eng: simEngine, cfg: cfg, targets: targets, out: o, noReport: noReport})
 		if res != nil && err == nil {
 			e.explain(res)

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/ratebench/ratebench/algorithms/all"
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/backend"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/tracefile"
 )
@@ -206,7 +206,7 @@ func planTraceMerge(dirs []string, inputs []result.Input, res *result.Result) (*
 		// run's instants are send instants, not the server's: it has no
 		// disagreement to recount.
 		if res.Policy.Limit > 0 && !isHTTP && res.Meta.Merge != nil && res.Meta.Merge.Shards > 0 {
-			ref, err := bench.Reference(res.Policy.Policy(), keys)()
+			ref, err := backend.Reference(res.Policy.Policy(), keys)()
 			if err != nil {
 				return nil, "", fmt.Errorf("merge: reference: %w", err)
 			}

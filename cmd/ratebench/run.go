@@ -12,6 +12,7 @@ import (
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/backend"
 	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
@@ -283,7 +284,7 @@ func (f *runFlags) plan(ctx context.Context) (measured, func() error, error) {
 	}
 	m := measured{
 		eng:      f.engine(sh.at),
-		cfg:      bench.Config{Policy: p, Workload: s, Span: info.Span, Reference: bench.Reference(p, refKeys), Shard: sh.sh},
+		cfg:      bench.Config{Policy: p, Workload: s, Span: info.Span, Reference: backend.Reference(p, refKeys), Shard: sh.sh},
 		targets:  targets,
 		out:      out,
 		seed:     f.seed,

@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/backend"
 	"github.com/ratebench/ratebench/bench/check"
 	"github.com/ratebench/ratebench/report"
 )
@@ -42,11 +42,11 @@ func (e *env) runScenario(ctx context.Context, path, out string, noReport bool, 
 			return fmt.Errorf("%s: %s: %w", path, c.Name, err)
 		}
 		c.Config.Workload = c.Spec // with a trace's own count of keys
-		targets, err := bench.MemoryTargets(c.Algorithms, c.Config.Policy, bench.Keys{N: c.Spec.Keys}, c.Replicas)
+		targets, err := backend.MemoryTargets(c.Algorithms, c.Config.Policy, backend.Keys{N: c.Spec.Keys}, c.Replicas)
 		if err != nil {
 			return usageError{fmt.Errorf("%s: %w", path, err)}
 		}
-		c.Config.Span, c.Config.Reference = info.Span, bench.Reference(c.Config.Policy, refKeys)
+		c.Config.Span, c.Config.Reference = info.Span, backend.Reference(c.Config.Policy, refKeys)
 		if err := checks.parse(orAll(c.Algorithms)); err != nil {
 			return fmt.Errorf("%s: %w", c.Name, err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/backend"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -168,7 +169,7 @@ func (s *scenario) makeCell(p algorithms.Policy, sw scenarioWorkload, field stri
 	return cell{
 		Name:       name,
 		Spec:       spec,
-		Config:     bench.Config{Policy: p, Workload: spec, Reference: bench.Reference(p, spec.Keys)},
+		Config:     bench.Config{Policy: p, Workload: spec, Reference: backend.Reference(p, spec.Keys)},
 		Algorithms: s.Algorithms,
 		Replicas:   int(first(s.Replicas, 1)),
 		Seed:       spec.Seed,
