@@ -3,6 +3,7 @@ package result
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 )
 
 // WarningKind is what a Warning is about. Its values are stable: they are
@@ -147,4 +148,9 @@ func (w *Warning) UnmarshalJSON(b []byte) error {
 	type plain Warning // without this method
 	*w = Warning{}
 	return json.Unmarshal(b, (*plain)(w))
+}
+
+// Warned reports whether m holds a warning of kind k.
+func (m Meta) Warned(k WarningKind) bool {
+	return slices.ContainsFunc(m.Warnings, func(w Warning) bool { return w.Kind == k })
 }

@@ -2,10 +2,17 @@ package result_test
 
 import (
 	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"reflect"
+	"regexp"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ratebench/ratebench/bench/result"
+	"github.com/ratebench/ratebench/bench/result/resulttest"
 )
 
 // TestWarningJSON: a warning is written as an object of stable names, its
@@ -58,5 +65,118 @@ func TestWarningJSON(t *testing.T) {
 				t.Errorf("wrote %s, want %s", b, tc.json)
 			}
 		})
+	}
+}
+
+// TestMetaWarningsBothForms: a result.json whose warnings mix the old
+// sentences and records reads every one, in order, into a reused value too.
+func TestMetaWarningsBothForms(t *testing.T) {
+	in := `{"version":"0.1.0","warnings":["the old way",{"kind":"unsent","run":"gcra","n":8,"of":18}]}`
+	want := []result.Warning{
+		{Kind: result.WarnText, Text: "the old way"},
+		{Kind: result.WarnUnsent, Run: "gcra", N: 8, Of: 18},
+	}
+	m := result.Meta{Warnings: []result.Warning{{Kind: result.WarnLossy, N: 4, Text: "stale"}}}
+	if err := json.Unmarshal([]byte(in), &m); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(m.Warnings, want) {
+		t.Errorf("warnings:\n got %+v\nwant %+v", m.Warnings, want)
+	}
+}
+
+// TestMergeWarnings: what a merge cannot combine it says as records, each
+// naming its run: different workloads, URLs, and latency without a
+// histogram.
+func TestMergeWarnings(t *testing.T) {
+	a, b := resulttest.Fixture(), resulttest.Fixture()
+	b.Workload = map[string]any{"name": "steady"}
+	a.Runs[0].HTTP = &result.HTTPStats{URL: "http://a/"}
+	b.Runs[0].HTTP = &result.HTTPStats{URL: "http://b/"}
+	shaper := slices.IndexFunc(b.Runs, func(r result.Run) bool { return r.LatencyHDR != "" })
+	b.Runs[shaper].LatencyHDR = ""
+	m, err := result.Merge([]result.Input{{Name: "a", Result: a}, {Name: "b", Result: b}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []result.Warning{
+		{Kind: result.WarnMergeWorkloads, Inputs: []string{"a", "b"}, Workloads: []string{a.WorkloadName(), "steady"}},
+		{Kind: result.WarnMergeURLs, Run: a.Runs[0].Label(), URLs: []string{"http://a/", "http://b/"}},
+		{Kind: result.WarnMergeLatency, Run: a.Runs[shaper].Label()},
+		{Kind: result.WarnMaxLowerBound},
+	}
+	if !reflect.DeepEqual(m.Meta.Warnings, want) {
+		t.Errorf("warnings:\n got %+v\nwant %+v", m.Meta.Warnings, want)
+	}
+	for _, w := range m.Meta.Warnings {
+		if s := resulttest.Sentences(w); s != nil {
+			t.Errorf("%s warning holds sentences %q: records hold numbers and names", w.Kind, s)
+		}
+	}
+}
+
+// TestReadCommittedResults: every result.json committed under results/
+// reads, and so does one whose warnings are the sentences of older files.
+func TestReadCommittedResults(t *testing.T) {
+	var paths []string
+	err := filepath.WalkDir("../../results", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.Name() == "result.json" {
+			paths = append(paths, path)
+		}
+		return err
+	})
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no result.json under results/ (%v)", err)
+	}
+	for _, p := range paths {
+		if _, err := result.ReadFile(p); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+
+	data, err := os.ReadFile(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["meta"].(map[string]any)["warnings"] = []string{"merge: an older sentence"}
+	old := filepath.Join(t.TempDir(), "result.json")
+	if data, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(old, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := result.ReadFile(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []result.Warning{{Kind: result.WarnText, Text: "merge: an older sentence"}}; !reflect.DeepEqual(r.Meta.Warnings, want) {
+		t.Errorf("warnings %+v, want %+v", r.Meta.Warnings, want)
+	}
+}
+
+// TestNoSentenceConstants: package result states warnings as records and
+// keeps no sentence for report to say; its string constants are names.
+func TestNoSentenceConstants(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sentence := regexp.MustCompile(`(?m)^\t?(const )?\w+( \w+)? = "[^"\n]* [^"\n]* [^"\n]* [^"\n]*"`)
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := sentence.Find(data); m != nil {
+			t.Errorf("%s holds a sentence constant: %s", f, m)
+		}
 	}
 }
