@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ratebench/ratebench/bench/fit"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/tracefile"
-	"github.com/ratebench/ratebench/bench/fit"
 )
 
 // TestReportFromTrace: report on a folder with a requests.csv and no
