@@ -129,7 +129,7 @@ func TestLiveStall(t *testing.T) {
 	if r.Live.LatePct < 30 {
 		t.Errorf("late %.1f%%: the arrivals due during the stall started late", r.Live.LatePct)
 	}
-	if w := bench.Warnings([]result.Run{r}); len(w) != 1 || w[0].Kind != bench.WarnLate {
+	if w := bench.Warnings([]result.Run{r}); len(w) != 1 || w[0].Kind != result.WarnLate {
 		t.Errorf("warnings %+v: want the late sender", w)
 	}
 }
@@ -214,7 +214,7 @@ func TestLiveDropsAtCap(t *testing.T) {
 	if r.Live.Dropped < 100 || r.Live.Dropped > 400 {
 		t.Errorf("dropped %d: want about the 200 arrivals due in the 100ms stall", r.Live.Dropped)
 	}
-	if w := bench.Warnings([]result.Run{r}); !slices.ContainsFunc(w, func(w bench.Warning) bool { return w.Kind == bench.WarnDropped && w.Cap == 10 }) {
+	if w := bench.Warnings([]result.Run{r}); !slices.ContainsFunc(w, func(w result.Warning) bool { return w.Kind == result.WarnDropped && w.MaxInFlight == 10 }) {
 		t.Errorf("warnings %+v: want the drops at the cap of 10", w)
 	}
 }

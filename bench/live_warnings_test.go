@@ -2,9 +2,9 @@ package bench_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -13,6 +13,7 @@ import (
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/result"
+	"github.com/ratebench/ratebench/bench/result/resulttest"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -52,21 +53,26 @@ func TestWarnings(t *testing.T) {
 		{Algorithm: "http", Offered: 10, Errors: 3, ErrorKinds: map[string]int64{"timeout": 3},
 			Live: &result.LiveStats{Unsent: 8, Scheduled: 18}, HTTP: &result.HTTPStats{PolicySource: bench.PolicyNone}},
 	}
-	want := []bench.Warning{
-		{Kind: bench.WarnLate, Run: "late", Share: 7.5, Threshold: time.Millisecond, P99: 3 * time.Millisecond},
-		{Kind: bench.WarnDropped, Run: "dropping", N: 5, Of: 100, Cap: 7},
-		{Kind: bench.WarnUnserved, Run: "waiting", N: 3},
-		{Kind: bench.WarnAbandoned, Run: "stuck", N: 2},
-		{Kind: bench.WarnLossy, Run: "forgetful", N: 4},
-		{Kind: bench.WarnTableFull, Run: "forgetful", N: 9},
-		{Kind: bench.WarnUnsent, Run: "http", HTTP: true, N: 8, Of: 18},
-		{Kind: bench.WarnNoPolicy, Run: "http", HTTP: true},
-		{Kind: bench.WarnFailed, Run: "http", HTTP: true, N: 3, Of: 10, Kinds: map[string]int64{"timeout": 3}},
-		{Kind: bench.WarnCalibrationLate, Share: 6},
+	want := []result.Warning{
+		{Kind: result.WarnLate, Run: "late", LatePct: 7.5, LateAfterNS: int64(time.Millisecond), LatenessP99NS: int64(3 * time.Millisecond)},
+		{Kind: result.WarnDropped, Run: "dropping", N: 5, Of: 100, MaxInFlight: 7},
+		{Kind: result.WarnUnserved, Run: "waiting", N: 3},
+		{Kind: result.WarnAbandoned, Run: "stuck", N: 2},
+		{Kind: result.WarnLossy, Run: "forgetful", N: 4},
+		{Kind: result.WarnTableFull, Run: "forgetful", N: 9},
+		{Kind: result.WarnUnsent, Run: "http", HTTP: true, N: 8, Of: 18},
+		{Kind: result.WarnNoPolicy, Run: "http", HTTP: true},
+		{Kind: result.WarnFailed, Run: "http", HTTP: true, N: 3, Of: 10, ErrorKinds: map[string]int64{"timeout": 3}},
+		{Kind: result.WarnCalibrationLate, LatePct: 6},
 	}
 	got := bench.Warnings(runs)
-	if fmt.Sprint(got) != fmt.Sprint(want) {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Warnings:\n got %+v\nwant %+v", got, want)
+	}
+	for _, w := range got {
+		if s := resulttest.Sentences(w); s != nil {
+			t.Errorf("%s warning holds sentences %q: records hold numbers and names", w.Kind, s)
+		}
 	}
 }
 
@@ -85,17 +91,17 @@ func TestWarningsBlameTheBackend(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		run  result.Run
-		want bench.Warning
+		want result.Warning
 	}{
 		// Redis paused: the workers waited out its timeouts.
-		{"paused redis", late("redis", 300), bench.Warning{Kind: bench.WarnBackendLate, Run: "gcra", Share: 40, Threshold: time.Millisecond,
-			P99: time.Second, N: 300, Backend: "redis", Detail: "redis: gcra: context deadline exceeded"}},
+		{"paused redis", late("redis", 300), result.Warning{Kind: result.WarnBackendLate, Run: "gcra", LatePct: 40, LateAfterNS: int64(time.Millisecond),
+			LatenessP99NS: int64(time.Second), N: 300, Backend: "redis", FirstError: "redis: gcra: context deadline exceeded"}},
 		// In memory nothing but the machine can be late.
-		{"busy machine", late("memory", 0), bench.Warning{Kind: bench.WarnLate, Run: "gcra", Share: 40, Threshold: time.Millisecond, P99: time.Second}},
+		{"busy machine", late("memory", 0), result.Warning{Kind: result.WarnLate, Run: "gcra", LatePct: 40, LateAfterNS: int64(time.Millisecond), LatenessP99NS: int64(time.Second)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ws := bench.Warnings([]result.Run{tc.run})
-			if len(ws) != 1 || fmt.Sprint(ws[0]) != fmt.Sprint(tc.want) {
+			if len(ws) != 1 || !reflect.DeepEqual(ws[0], tc.want) {
 				t.Errorf("Warnings = %+v, want [%+v]", ws, tc.want)
 			}
 		})

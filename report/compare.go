@@ -208,7 +208,7 @@ func compareHTML(a, b *result.Result, charts []chart, opts CompareOptions) ([]by
 		name := []string{opts.NameA, opts.NameB}[i]
 		v.Sides = append(v.Sides, sideView{
 			Side: []string{"A", "B"}[i], Name: name, Subtitle: fmt.Sprintf("%s workload; %s", r.WorkloadName(), subtitle(r)),
-			Command: command(r.Meta.Args), Readings: readings(r), Warnings: r.Meta.Warnings,
+			Command: command(r.Meta.Args), Readings: readings(r), Warnings: WarningTexts(r.Meta.Warnings),
 			Rows: rows(r), Meta: metaKV(r.Meta), Workload: workloadKV(r.Workload),
 		})
 	}

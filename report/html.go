@@ -104,7 +104,7 @@ func renderHTML(r *result.Result, charts []chart, hgrms []file, opts Options) ([
 		Finding:  Finding(r),
 		Checks:   checkLines(r.Checks),
 		Readings: readings(r),
-		Warnings: r.Meta.Warnings,
+		Warnings: WarningTexts(r.Meta.Warnings),
 		Rows:     rows(r),
 		Outcomes: outcomes(r),
 		Live:     liveRows(r),

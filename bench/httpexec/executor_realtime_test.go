@@ -171,7 +171,7 @@ func TestExecutorPolicyFromServer(t *testing.T) {
 		if pol.Limit != 0 || pol.Window != time.Second || run.HTTP.PolicySource != bench.PolicyNone || run.BurstRatio != 0 || run.MaxAdmittedInWindow == 0 {
 			t.Errorf("policy %+v from %q, burst ratio %v, most in 1s %d", pol, run.HTTP.PolicySource, run.BurstRatio, run.MaxAdmittedInWindow)
 		}
-		if ws := bench.Warnings([]result.Run{run}); !slices.ContainsFunc(ws, func(w bench.Warning) bool { return w.Kind == bench.WarnNoPolicy }) {
+		if ws := bench.Warnings([]result.Run{run}); !slices.ContainsFunc(ws, func(w result.Warning) bool { return w.Kind == result.WarnNoPolicy }) {
 			t.Errorf("warnings %+v: want the missing policy", ws)
 		}
 		lcfg = constant(200, 100*time.Millisecond, 1)

@@ -19,14 +19,14 @@ func TestMergeSaysLowerBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := count(m.Meta.Warnings, result.MaxLowerBound); n != 1 {
-		t.Fatalf("warnings %q: want the lower bound said once", m.Meta.Warnings)
+	if n := count(m.Meta.Warnings, result.WarnMaxLowerBound); n != 1 {
+		t.Fatalf("warnings %+v: want the lower bound said once", m.Meta.Warnings)
 	}
 	again, err := result.Merge([]result.Input{{Name: "m", Result: m}, {Name: "c", Result: resulttest.Fixture()}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := count(again.Meta.Warnings, result.MaxLowerBound); n != 1 {
+	if n := count(again.Meta.Warnings, result.WarnMaxLowerBound); n != 1 {
 		t.Errorf("a merge of a merge says the lower bound %d times, want once", n)
 	}
 	for n := range m.Runs {
@@ -56,7 +56,7 @@ func TestMergeSaysLowerBound(t *testing.T) {
 	if err := m.SetRecounted(recounted); err != nil {
 		t.Fatal(err)
 	}
-	if slices.Contains(m.Meta.Warnings, result.MaxLowerBound) {
+	if m.Meta.Warned(result.WarnMaxLowerBound) {
 		t.Error("the lower-bound warning stayed")
 	}
 	if m.Meta.Merge == nil || !m.Meta.Merge.Traced || m.Meta.Merge.Inputs != 2 || m.Meta.Merge.Shards != 0 {
@@ -84,10 +84,10 @@ func TestMergeSaysLowerBound(t *testing.T) {
 	}
 }
 
-func count(xs []string, x string) int {
+func count(ws []result.Warning, k result.WarningKind) int {
 	n := 0
-	for _, s := range xs {
-		if s == x {
+	for _, w := range ws {
+		if w.Kind == k {
 			n++
 		}
 	}

@@ -39,7 +39,7 @@ type Input struct {
 //   - the most admitted in any span W (with its end and span) is the
 //     largest of the inputs': a lower bound of the combined maximum, since
 //     the machines' admits are not interleaved in time here. Merge says so
-//     in a warning (MaxLowerBound, in Meta.Warnings) when it merges more
+//     in a warning (WarnMaxLowerBound, in Meta.Warnings) when it merges more
 //     than one input. When the inputs' traces (requests.csv) are at hand,
 //     SetRecounted replaces the bound, for every run, by the exact maximum
 //     counted over the traces put on one clock, with the series, per-key
@@ -84,8 +84,8 @@ func Merge(inputs []Input) (*Result, error) {
 		}
 		mergeMeta(&out.Meta, r.Meta, in.Name)
 		if r.WorkloadName() != first.WorkloadName() {
-			out.Meta.Warnings = append(out.Meta.Warnings, fmt.Sprintf("merge: %s ran workload %s, %s ran %s; the page shows the first",
-				inputs[0].Name, first.WorkloadName(), in.Name, r.WorkloadName()))
+			out.Meta.Warnings = append(out.Meta.Warnings, Warning{Kind: WarnMergeWorkloads,
+				Inputs: []string{inputs[0].Name, in.Name}, Workloads: []string{first.WorkloadName(), r.WorkloadName()}})
 		}
 	}
 	for n, run := range first.Runs {
@@ -99,12 +99,13 @@ func Merge(inputs []Input) (*Result, error) {
 			}
 			runs[i] = in.Result.Runs[j]
 		}
-		m, warn, err := mergeRuns(runs, out.Policy)
+		m, warns, err := mergeRuns(runs, out.Policy)
 		if err != nil {
 			return nil, fmt.Errorf("result: merge: %s: %w", run.Label(), err)
 		}
-		if warn != "" {
-			out.Meta.Warnings = append(out.Meta.Warnings, fmt.Sprintf("merge: %s: %s", run.Label(), warn))
+		for _, w := range warns {
+			w.Run = run.Label()
+			out.Meta.Warnings = append(out.Meta.Warnings, w)
 		}
 		if info.ClockErrorNS > 0 {
 			m.TimingUncertaintyNS += info.ClockErrorNS
@@ -113,18 +114,13 @@ func Merge(inputs []Input) (*Result, error) {
 	}
 	out.Meta.Merge = info
 	if info.ClockErrorNS < 0 {
-		out.Meta.Warnings = append(out.Meta.Warnings, ClockUnknown)
+		out.Meta.Warnings = append(out.Meta.Warnings, Warning{Kind: WarnClockUnknown})
 	}
-	if len(inputs) > 1 && !slices.Contains(out.Meta.Warnings, MaxLowerBound) {
-		out.Meta.Warnings = append(out.Meta.Warnings, MaxLowerBound)
+	if len(inputs) > 1 && !out.Meta.Warned(WarnMaxLowerBound) {
+		out.Meta.Warnings = append(out.Meta.Warnings, Warning{Kind: WarnMaxLowerBound})
 	}
 	return out, nil
 }
-
-// MaxLowerBound is the warning of a merged result whose most admitted in
-// any span W is, for each run, the largest of the inputs' maxima rather
-// than the exact combined maximum.
-const MaxLowerBound = "merge: the most admitted in any W is the largest of the inputs' maxima, a lower bound of the combined one: the machines' admits are not interleaved in time (merge folders that all hold requests.csv for the exact maximum)"
 
 // RunIndex returns the index, among the runs of inputs[i], of the run that
 // run n of Merge(inputs) merges, or -1 when that input has none (Merge
@@ -133,10 +129,6 @@ func RunIndex(inputs []Input, n, i int) int {
 	first := inputs[0].Result.Runs
 	return nth(inputs[i].Result.Runs, first[n], occurrence(first, n))
 }
-
-// ClockUnknown is the warning of a merge of live shards that ran on
-// several hosts without all giving -clock-error.
-const ClockUnknown = "merge: the shards ran on several hosts (or did not say which) and not all of them gave -clock-error: how far apart their clocks were is unknown and not in the timing uncertainty"
 
 // clockError is how far apart the clocks of the shards inputs may be, in
 // ns: 0 for simulations (one virtual clock) and for shards all run on one
@@ -187,7 +179,7 @@ type Recounted struct {
 // reference (DisagreementPct >= 0) and an HTTP run's header checks (one
 // shard's answers are followed by the others' requests for the same key).
 // Runs that are not shards are each judged against their own arrivals. It sets StartUnixNS to the clock's
-// zero, recomputes the burst ratio, drops MaxLowerBound and marks
+// zero, recomputes the burst ratio, drops WarnMaxLowerBound and marks
 // Meta.Merge traced. Latency stays the merge of the inputs' histograms.
 // recounted must have one entry per run, each with the run's counts
 // (offered, admitted, rejected, errors): otherwise the traces are not the
@@ -226,7 +218,7 @@ func (r *Result) SetRecounted(recounted []Recounted) error {
 			m.HTTP = &h
 		}
 	}
-	r.Meta.Warnings = slices.DeleteFunc(r.Meta.Warnings, func(w string) bool { return w == MaxLowerBound })
+	r.Meta.Warnings = slices.DeleteFunc(r.Meta.Warnings, func(w Warning) bool { return w.Kind == WarnMaxLowerBound })
 	if r.Meta.Merge == nil {
 		r.Meta.Merge = &MergeInfo{}
 	}
@@ -289,8 +281,9 @@ func mergeMeta(m *Meta, in Meta, name string) {
 	m.Warnings = append(m.Warnings, in.Warnings...)
 }
 
-// mergeRuns combines the runs of one target; the string is a warning.
-func mergeRuns(runs []Run, pol PolicyJSON) (Run, string, error) {
+// mergeRuns combines the runs of one target, and says what it could not
+// combine in warnings (without their Run).
+func mergeRuns(runs []Run, pol PolicyJSON) (Run, []Warning, error) {
 	m := runs[0]
 	m.Offered, m.Admitted, m.Rejected, m.Errors = 0, 0, 0, 0
 	m.OfferedCost, m.AdmittedCost, m.RejectedCost = 0, 0, 0
@@ -325,7 +318,7 @@ func mergeRuns(runs []Run, pol PolicyJSON) (Run, string, error) {
 			disagreeW += float64(r.Offered)
 		}
 		if r.Series.BinNS != m.Series.BinNS && (len(r.Series.Admitted) > 0 || len(r.Series.Rejected) > 0) {
-			return m, "", fmt.Errorf("%w: series bins of %d ns and %d ns", ErrMismatch, m.Series.BinNS, r.Series.BinNS)
+			return m, nil, fmt.Errorf("%w: series bins of %d ns and %d ns", ErrMismatch, m.Series.BinNS, r.Series.BinNS)
 		}
 		m.Series.Admitted = sumBins(m.Series.Admitted, r.Series.Admitted)
 		m.Series.Rejected = sumBins(m.Series.Rejected, r.Series.Rejected)
@@ -340,23 +333,25 @@ func mergeRuns(runs []Run, pol PolicyJSON) (Run, string, error) {
 		m.TheoryRatio = float64(m.TheoryMaxInWindow) / float64(pol.Limit)
 	}
 	mergeKeys(&m, runs)
-	warn, err := mergeLatency(&m, runs)
+	var warns []Warning
+	complete, err := mergeLatency(&m, runs)
 	if err != nil {
-		return m, warn, err
+		return m, nil, err
+	}
+	if !complete {
+		warns = append(warns, Warning{Kind: WarnMergeLatency})
 	}
 	if m.Live, err = mergeLive(m, runs); err != nil {
-		return m, warn, err
+		return m, nil, err
 	}
-	var httpWarn string
-	if m.HTTP, httpWarn, err = mergeHTTP(m, runs); err != nil {
-		return m, warn, err
+	var urls []string
+	if m.HTTP, urls, err = mergeHTTP(m, runs); err != nil {
+		return m, nil, err
 	}
-	if warn == "" {
-		warn = httpWarn
-	} else if httpWarn != "" {
-		warn += "; " + httpWarn
+	if urls != nil {
+		warns = append(warns, Warning{Kind: WarnMergeURLs, URLs: urls})
 	}
-	return m, warn, err
+	return m, warns, nil
 }
 
 // sumCounts adds b into a, allocating a when needed.
@@ -433,32 +428,32 @@ func mergeKeys(m *Run, runs []Run) {
 
 // mergeLatency merges the latency histograms. A run with percentiles but
 // no histogram cannot be merged: the merged run then has no latency, and
-// a warning says why.
-func mergeLatency(m *Run, runs []Run) (string, error) {
+// the bool is false.
+func mergeLatency(m *Run, runs []Run) (bool, error) {
 	m.Latency, m.LatencyHDR = nil, ""
 	var h *hdrhistogram.Histogram
 	for _, r := range runs {
 		if r.LatencyHDR == "" {
 			if r.Latency != nil && r.Latency.Count > 0 {
-				return "latency percentiles without a histogram cannot be merged; latency left out", nil
+				return false, nil
 			}
 			continue
 		}
 		in, err := DecodeHistogram(r.LatencyHDR)
 		if err != nil {
-			return "", err
+			return false, err
 		}
 		if h == nil {
 			h = NewHistogram()
 		}
 		if dropped := h.Merge(in); dropped > 0 {
-			return "", fmt.Errorf("latency histogram: %d values out of range", dropped)
+			return false, fmt.Errorf("latency histogram: %d values out of range", dropped)
 		}
 	}
 	if h != nil && h.TotalCount() > 0 {
 		m.Latency, m.LatencyHDR = PercentilesOf(h), EncodeHistogram(h)
 	}
-	return "", nil
+	return true, nil
 }
 
 // checkShards checks that inputs of which any is a shard (Meta.Shard) are

@@ -78,27 +78,29 @@ func mergeHDR(encoded []string) (*Percentiles, string, error) {
 // mergeHTTP combines the attack measures of one URL attacked from several
 // machines at once: responses, connections, held-back arrivals, rates and
 // Retry-After values are summed and the 429 share recomputed from the
-// summed status codes. Nil when the first run is not an HTTP run.
-func mergeHTTP(m Run, runs []Run) (*HTTPStats, string, error) {
+// summed status codes. Nil when the first run is not an HTTP run. The
+// URLs are the first run's and the first other one, when the runs attacked
+// more than one.
+func mergeHTTP(m Run, runs []Run) (*HTTPStats, []string, error) {
 	if runs[0].HTTP == nil {
 		for _, r := range runs[1:] {
 			if r.HTTP != nil {
-				return nil, "", fmt.Errorf("%w: a run without HTTP measures and an HTTP run", ErrMismatch)
+				return nil, nil, fmt.Errorf("%w: a run without HTTP measures and an HTTP run", ErrMismatch)
 			}
 		}
-		return nil, "", nil
+		return nil, nil, nil
 	}
 	h := *runs[0].HTTP
 	h.Responses, h.Connections, h.HeldBack, h.CompletedRatePerS = 0, 0, 0, 0
 	h.RetryAfterS = nil
-	var warn string
+	var urls []string
 	for _, r := range runs {
 		x := r.HTTP
 		if x == nil {
-			return nil, "", fmt.Errorf("%w: an HTTP run and a run without HTTP measures", ErrMismatch)
+			return nil, nil, fmt.Errorf("%w: an HTTP run and a run without HTTP measures", ErrMismatch)
 		}
-		if x.URL != h.URL && warn == "" {
-			warn = fmt.Sprintf("attacked %s and %s; the page shows the first", h.URL, x.URL)
+		if x.URL != h.URL && urls == nil {
+			urls = []string{h.URL, x.URL}
 		}
 		h.Responses += x.Responses
 		h.Connections += x.Connections
@@ -111,5 +113,5 @@ func mergeHTTP(m Run, runs []Run) (*HTTPStats, string, error) {
 	if h.Responses > 0 {
 		h.TooManyPct = 100 * float64(m.StatusCodes["429"]) / float64(h.Responses)
 	}
-	return &h, warn, nil
+	return &h, urls, nil
 }

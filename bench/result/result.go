@@ -61,7 +61,9 @@ type Meta struct {
 	Args        []string  `json:"args"`
 	ElapsedNS   int64     `json:"elapsed_ns"`
 	Interrupted bool      `json:"interrupted,omitempty"`
-	Warnings    []string  `json:"warnings,omitempty"`
+	// Warnings are what makes the figures doubtful, as records (older
+	// files hold sentences, read as WarnText warnings).
+	Warnings []Warning `json:"warnings,omitempty"`
 	// Hosts lists the hosts of the runs that `ratebench merge` combined.
 	Hosts []string `json:"hosts,omitempty"`
 	// Shard is the part of a schedule split over several processes that

@@ -2,7 +2,6 @@ package result
 
 import (
 	"errors"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -94,8 +93,8 @@ func TestMergeShardClocks(t *testing.T) {
 			if got := m.Runs[0].TimingUncertaintyNS; got != tc.uncertainty {
 				t.Errorf("timing uncertainty %d ns, want %d", got, tc.uncertainty)
 			}
-			if warned := slices.Contains(m.Meta.Warnings, ClockUnknown); warned != (tc.clock < 0) {
-				t.Errorf("warnings %q: clock unknown said %v, want %v", m.Meta.Warnings, warned, tc.clock < 0)
+			if warned := m.Meta.Warned(WarnClockUnknown); warned != (tc.clock < 0) {
+				t.Errorf("warnings %+v: clock unknown said %v, want %v", m.Meta.Warnings, warned, tc.clock < 0)
 			}
 		})
 	}

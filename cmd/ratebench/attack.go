@@ -375,10 +375,8 @@ func (e *env) attack(ctx context.Context, a *attack, out *outDir, seed uint64, n
 	h.SourceAddrs = a.client.Sources()
 	meta.Interrupted = interrupted
 	runs := []result.Run{run}
-	meta.Warnings = append(phraseAll(runs), a.shard.lagWarnings(runs)...)
-	for _, w := range meta.Warnings {
-		fmt.Fprintf(e.stderr, "warning: %s\n", w)
-	}
+	meta.Warnings = append(bench.Warnings(runs), a.shard.lagWarnings(runs)...)
+	printWarnings(e.stderr, meta.Warnings)
 	w := a.cfg.Workload.Record()
 	w["url"] = a.url
 	r := &result.Result{Meta: meta, Policy: result.PolicyOf(pol), Workload: w, Runs: runs}

@@ -83,10 +83,8 @@ func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
 		return nil, err
 	}
 	meta.Interrupted = interrupted
-	meta.Warnings = append(phraseAll(runs), m.shard.lagWarnings(runs)...)
-	for _, w := range meta.Warnings {
-		fmt.Fprintf(e.stderr, "warning: %s\n", w)
-	}
+	meta.Warnings = append(bench.Warnings(runs), m.shard.lagWarnings(runs)...)
+	printWarnings(e.stderr, meta.Warnings)
 	res := bench.NewResult(meta, m.cfg, runs)
 	if err := m.checks.apply(res); err != nil { // the names were checked before the run: write what ran regardless
 		fmt.Fprintf(e.stderr, "warning: %v\n", err)

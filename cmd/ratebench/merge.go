@@ -8,13 +8,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/bench/backend"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/tracefile"
+	"github.com/ratebench/ratebench/report"
 )
 
 func (e *env) mergeCommand() *command {
@@ -72,18 +72,16 @@ func (e *env) mergeCommand() *command {
 		}
 		var tw *tracefile.Writer
 		if plan != nil {
-			var warns []string
+			var warns []result.Warning
 			if tw, warns, err = mergeTraces(o, plan, res); err != nil {
 				o.abandon()
 				return err
 			}
 			res.Meta.Warnings = append(res.Meta.Warnings, warns...)
-			for _, w := range warns {
-				fmt.Fprintf(e.stderr, "warning: %s\n", w)
-			}
+			printWarnings(e.stderr, warns)
 			fmt.Fprintln(e.stdout, "merge: the inputs' traces put on one clock: the most admitted in any W is exact")
-		} else if slices.Contains(res.Meta.Warnings, result.MaxLowerBound) {
-			fmt.Fprintf(e.stderr, "warning: %s; here: %s\n", result.MaxLowerBound, why)
+		} else if res.Meta.Warned(result.WarnMaxLowerBound) {
+			fmt.Fprintf(e.stderr, "warning: %s; here: %s\n", report.WarningText(result.Warning{Kind: result.WarnMaxLowerBound}), why)
 		}
 		_ = checks.apply(res) // again, on the traces' exact figures; its names passed above
 		if err := e.endTrace(tw, o, e.write(o, res, false)); err != nil {
@@ -221,14 +219,14 @@ func planTraceMerge(dirs []string, inputs []result.Input, res *result.Result) (*
 // endTrace), each run's rows in send order on the common clock, and puts
 // what it recounts there into res (result.SetRecounted): the exact most
 // admitted in any W, the series, per-key shares and the disagreement with
-// the exact log over every input's requests. The strings are warnings. On
+// the exact log over every input's requests, and returns its warnings. On
 // an error nothing is left of the trace.
-func mergeTraces(o *outDir, plan *tracePlan, res *result.Result) (*tracefile.Writer, []string, error) {
+func mergeTraces(o *outDir, plan *tracePlan, res *result.Result) (*tracefile.Writer, []result.Warning, error) {
 	tw, err := startTrace(o, true)
 	if err != nil {
 		return nil, nil, err
 	}
-	var warns []string
+	var warns []result.Warning
 	recounted := make([]result.Recounted, len(plan.runs))
 	for n, tr := range plan.runs {
 		s := tracefile.NewSummary(tr.count)
@@ -248,8 +246,7 @@ func mergeTraces(o *outDir, plan *tracePlan, res *result.Result) (*tracefile.Wri
 		}
 		recounted[n] = result.Recounted{StartUnixNS: tr.start, Run: run}
 		if k := s.Reordered(); k > 0 {
-			warns = append(warns, fmt.Sprintf("merge: %s: %d requests came more than %d rows out of send order in their trace; each counts at the instant of the request before it",
-				tr.label, k, tracefile.Lookahead))
+			warns = append(warns, result.Warning{Kind: result.WarnMergeReordered, Run: tr.label, N: int64(k), Rows: tracefile.Lookahead})
 		}
 	}
 	if err := res.SetRecounted(recounted); err != nil {

@@ -235,7 +235,7 @@ func TestMergeTraces(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if slices.Contains(m.Meta.Warnings, result.MaxLowerBound) {
+			if m.Meta.Warned(result.WarnMaxLowerBound) {
 				t.Error("the merged result still says its maximum is a lower bound")
 			}
 			inputs := make([]*result.Result, 2)
@@ -372,8 +372,8 @@ func TestMergeTracesFallBack(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !slices.Contains(m.Meta.Warnings, result.MaxLowerBound) {
-				t.Errorf("warnings %q: the result does not say its maximum is a lower bound", m.Meta.Warnings)
+			if !m.Meta.Warned(result.WarnMaxLowerBound) {
+				t.Errorf("warnings %+v: the result does not say its maximum is a lower bound", m.Meta.Warnings)
 			}
 			ra, err := result.ReadFile(filepath.Join(a, "result.json"))
 			if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -60,9 +59,7 @@ func (e *env) reportCommand() *command {
 		if err := res.WriteFile(filepath.Join(dir, resultFile)); err != nil {
 			return err
 		}
-		for _, w := range res.Meta.Warnings {
-			fmt.Fprintf(e.stderr, "warning: %s\n", w)
-		}
+		printWarnings(e.stderr, res.Meta.Warnings)
 		return e.render(dir, res)
 	}
 	return c
@@ -77,8 +74,9 @@ type traceFlags struct {
 
 // tracePolicy is the policy a trace in dir is measured against: the flags'
 // when given (-limit and -window both), else the best fit of dir's
-// fit.json; the string says where it came from. Without either there is
-// no policy, and no result: a usage error says so.
+// fit.json; the string says which ("flags" or "fit", as
+// result.Warning.PolicyFrom). Without either there is no policy, and no
+// result: a usage error says so.
 func tracePolicy(dir string, pf traceFlags) (algorithms.Policy, string, error) {
 	if pf.given {
 		if pf.limit <= 0 || pf.window <= 0 {
@@ -88,7 +86,7 @@ func tracePolicy(dir string, pf traceFlags) (algorithms.Policy, string, error) {
 		if err != nil {
 			return p, "", usagef("%v", err)
 		}
-		return p, "-limit and -window", nil
+		return p, "flags", nil
 	}
 	f, err := fit.ReadResult(dir)
 	switch {
@@ -98,7 +96,7 @@ func tracePolicy(dir string, pf traceFlags) (algorithms.Policy, string, error) {
 	case f.Best.Limit > 0 && f.Best.WindowNS > 0:
 		p, err := algorithms.Policy{Limit: f.Best.Limit, Window: time.Duration(f.Best.WindowNS), Burst: f.Best.Burst}.Validate()
 		if err == nil {
-			return p, fmt.Sprintf("%s's best fit, %s", fit.File, f.Best), nil
+			return p, "fit", nil
 		}
 	}
 	return algorithms.Policy{}, "", usagef("%s has no result.json, and no policy to measure its %s against (no -limit/-window, no usable %s): give -limit N -window D, the policy it was made under",
@@ -132,8 +130,7 @@ func (e *env) resultFromTrace(dir string, pf traceFlags) (*result.Result, error)
 	span := end + 1
 	bin := bench.BinWidth(pol.Window, time.Duration(span))
 	meta := result.NewMeta("trace", 0, e.args)
-	meta.Warnings = []string{fmt.Sprintf("built from %s alone, against the policy of %s: a trace does not tell a run's backend, replicas, start time, fail-open policy, disagreement with a reference or live measures; latency is done minus sent",
-		tracefile.Name, source)}
+	meta.Warnings = []result.Warning{{Kind: result.WarnTraceOnly, PolicyFrom: source}}
 	res := &result.Result{Meta: meta, Policy: result.PolicyOf(pol), Workload: map[string]any{"name": tracefile.Name}}
 	for _, seg := range idx.Segments {
 		var theory int64
@@ -157,8 +154,7 @@ func (e *env) resultFromTrace(dir string, pf traceFlags) (*result.Result, error)
 		run.HTTP = nil // its header checks alone would read as an attack that counted no responses
 		res.Runs = append(res.Runs, run)
 		if k := s.Reordered(); k > 0 {
-			res.Meta.Warnings = append(res.Meta.Warnings, fmt.Sprintf("%s: %d requests came more than %d rows out of send order; each counts at the instant of the request before it",
-				seg.Algorithm, k, tracefile.Lookahead))
+			res.Meta.Warnings = append(res.Meta.Warnings, result.Warning{Kind: result.WarnReordered, Run: seg.Algorithm, N: int64(k), Rows: tracefile.Lookahead})
 		}
 	}
 	return res, nil

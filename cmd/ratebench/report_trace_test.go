@@ -87,7 +87,7 @@ func TestReportFromTrace(t *testing.T) {
 				t.Fatal(err)
 			}
 			if res.Policy != wantPolicy || res.Meta.Mode != "trace" || len(res.Meta.Warnings) == 0 {
-				t.Errorf("policy %s, mode %q, warnings %q: want %s, trace, and a word on what a trace cannot tell", res.Policy, res.Meta.Mode, res.Meta.Warnings, wantPolicy)
+				t.Errorf("policy %s, mode %q, warnings %+v: want %s, trace, and a word on what a trace cannot tell", res.Policy, res.Meta.Mode, res.Meta.Warnings, wantPolicy)
 			}
 			if got, want := labels(res.Runs), labels(orig.Runs); !slices.Equal(got, want) {
 				t.Fatalf("runs %q, want %q", got, want)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/ratebench/ratebench/bench/pace"
 	"github.com/ratebench/ratebench/bench/result"
-	"github.com/ratebench/ratebench/report"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -109,12 +108,13 @@ func (r shardRun) wait(ctx context.Context) bool {
 
 // lagWarnings say which passes began more than -max-start-lag after the
 // start -start-at planned for them (Live.StartLagNS).
-func (r shardRun) lagWarnings(runs []result.Run) []string {
-	var out []string
+func (r shardRun) lagWarnings(runs []result.Run) []result.Warning {
+	var out []result.Warning
 	for _, run := range runs {
 		if l := run.Live; l != nil && time.Duration(l.StartLagNS) > r.maxLag {
-			out = append(out, fmt.Sprintf("%s: shard %s began %v after the start -start-at %s planned for it, more than -max-start-lag %v: its requests left late against the other shards' (lateness counts from the planned start)",
-				run.Label(), r.sh, report.Round3(time.Duration(l.StartLagNS)), r.at.Format(time.RFC3339Nano), r.maxLag))
+			sh := &result.Shard{Index: r.sh.I, Count: max(r.sh.N, 1), StartAtUnixNS: r.at.UnixNano()}
+			out = append(out, result.Warning{Kind: result.WarnStartLag, Run: run.Label(), Shard: sh,
+				StartLagNS: l.StartLagNS, MaxStartLagNS: int64(r.maxLag)})
 		}
 	}
 	return out

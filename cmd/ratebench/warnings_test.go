@@ -1,43 +1,40 @@
 package main
 
 import (
+	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/result"
 )
 
-// TestPhrase: the command line says each warning in one line and names the
-// flag that helps; a run against a server is told apart from one in
-// process.
-func TestPhrase(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		w    bench.Warning
-		want string
-	}{
-		// In process, more workers or fewer algorithms help.
-		{"late", bench.Warning{Kind: bench.WarnLate, Run: "gcra", Share: 7.5, Threshold: time.Millisecond, P99: 3317759 * time.Nanosecond},
-			"gcra: the sender started 7.5% of calls more than 1ms late (lateness p99 3.32ms): the machine, not the limiter, was the bottleneck; try fewer algorithms at once, a lower -rate or more -workers"},
-		// Against a server, another host helps.
-		{"late http", bench.Warning{Kind: bench.WarnLate, Run: "http", HTTP: true, Share: 9, Threshold: time.Millisecond, P99: time.Second},
-			"lower -rate or attack from another host"},
-		// A paused Redis is named, with its error.
-		{"backend late", bench.Warning{Kind: bench.WarnBackendLate, Run: "gcra", Share: 40, Threshold: time.Millisecond, P99: time.Second, N: 300, Backend: "redis", Detail: "timeout"},
-			"the redis backend timed out on 300 decisions (timeout)"},
-		{"dropped", bench.Warning{Kind: bench.WarnDropped, Run: "gcra", N: 5, Of: 100, Cap: 7}, "gcra: 5 of 100 arrivals (5.00%) dropped at -max-inflight 7"},
-		{"lossy", bench.Warning{Kind: bench.WarnLossy, Run: "sliding-log", N: 4}, "forgot the state of 4 keys to take new ones (-on-full evict-lossy)"},
-		{"table full", bench.Warning{Kind: bench.WarnTableFull, Run: "gcra", N: 9}, "9 requests of new keys were rejected because the key table was full"},
-		{"failed", bench.Warning{Kind: bench.WarnFailed, Run: "http", HTTP: true, N: 3, Of: 10, Kinds: map[string]int64{"timeout": 1, "connection_refused": 2}},
-			"3 of 10 requests failed (connection_refused 2, timeout 1)"},
-		{"calibration", bench.Warning{Kind: bench.WarnCalibrationLate, Share: 6}, "calibration: even a no-op limiter was started late for 6.0% of calls"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := phrase(tc.w)
-			if !strings.Contains(got, tc.want) || strings.Contains(got, "\n") {
-				t.Errorf("phrase = %q, want one line with %q", got, tc.want)
-			}
-		})
+// TestProbeWarnings: a probe keeps its runs' warnings but lateness, late
+// by design, and the missing policy, which is what it looks for.
+func TestProbeWarnings(t *testing.T) {
+	runs := []result.Run{{Algorithm: "http", Offered: 10, Errors: 3,
+		Live: &result.LiveStats{LatePct: 50, Dropped: 2, Scheduled: 10},
+		HTTP: &result.HTTPStats{PolicySource: bench.PolicyNone}}}
+	want := []result.Warning{
+		{Kind: result.WarnDropped, Run: "http", HTTP: true, N: 2, Of: 10},
+		{Kind: result.WarnFailed, Run: "http", HTTP: true, N: 3, Of: 10},
+	}
+	if got := probeWarnings(runs); !reflect.DeepEqual(got, want) {
+		t.Errorf("probeWarnings:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// TestPrintWarnings: the terminal says each warning on a line of its own,
+// as the page does, flags named.
+func TestPrintWarnings(t *testing.T) {
+	var b strings.Builder
+	printWarnings(&b, []result.Warning{
+		{Kind: result.WarnTableFull, Run: "gcra", N: 9},
+		{Kind: result.WarnText, Text: "an older sentence"},
+	})
+	want := "warning: gcra: 9 requests of new keys were rejected because the key table was full of keys it could not forget; raise -max-keys\n" +
+		"warning: an older sentence\n"
+	if b.String() != want {
+		t.Errorf("printed %q, want %q", b.String(), want)
 	}
 }
