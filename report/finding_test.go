@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/fit"
+	"github.com/ratebench/ratebench/bench/result"
 )
 
 // TestFinding: the first line of a page and of a terminal summary, for

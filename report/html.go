@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/fit"
+	"github.com/ratebench/ratebench/bench/result"
 )
 
 //go:embed templates/*.tmpl

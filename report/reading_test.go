@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ratebench/ratebench/bench/fit"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/result/resulttest"
-	"github.com/ratebench/ratebench/bench/fit"
 )
 
 // TestReadingSaysWhyAboveTheory: a run above its theory because a

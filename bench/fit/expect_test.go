@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/fit"
+	"github.com/ratebench/ratebench/bench/result"
 )
 
 func TestParseExpectation(t *testing.T) {

@@ -17,8 +17,8 @@ import (
 
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/all"
-	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/fit"
+	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
 )
 
