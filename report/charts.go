@@ -279,6 +279,32 @@ type rateNotes struct {
 // where the workload did, unless a shaper drained its queue after it:
 // then the axis runs on to the drain's end, shaded.
 func rateFigure(sides []side) (figure, rateNotes) {
+	order, byLabel := labelOrder(seriesGroups(sides))
+	d := collectRates(sides, order, byLabel)
+	drawn, omitted, top := splitLimits(d.panels, d.dataHi)
+	ax := rateAxes{xMax: drainAxisEnd(d.panels, d.xEnd), yMax: headroom(top), dataHi: d.dataHi}
+	ax.x1 = math.Max(float64(ax.xMax)/1e9, 1e-9)
+	ax.drained = ax.xMax > d.xEnd
+	d.notes.drained = ax.drained
+
+	grid, cols := panelGrid(len(order), 4)
+	for i, l := range order {
+		grid[i/cols][i%cols] = d.panels[i].plot(l, i, len(order), cols, ax, policiesDiffer(sides))
+	}
+	leg := newLegend()
+	addRateLineKeys(leg, sides)
+	addLimitKeys(leg, sides, drawn, omitted)
+	if ax.drained {
+		leg.add("after the workload's end", swatch{fill: shade, outline: true, line: draw.LineStyle{Color: faint, Width: vg.Points(0.5)}})
+	}
+	d.notes.limit = limitNote(drawn, omitted)
+	return figure{title: "Admitted and rejected per second", height: vg.Length(len(grid))*ratePanelHeight(len(grid)) + 1.1*vg.Inch,
+		plots: grid, legend: leg, legendTop: true}, d.notes
+}
+
+// seriesGroups returns, per side, the curves whose runs have a time
+// series.
+func seriesGroups(sides []side) [][]curve {
 	groups := make([][]curve, len(sides))
 	for g, sd := range sides {
 		for _, c := range sd.curves {
@@ -287,67 +313,98 @@ func rateFigure(sides []side) (figure, rateNotes) {
 			}
 		}
 	}
-	order, byLabel := labelOrder(groups)
-	type line struct {
-		xys  plotter.XYs
-		ls   draw.LineStyle
-		back bool // rejected: drawn under the admitted lines
-	}
-	type panel struct {
-		lines  []line
-		limits []limitMark
-		drain  int64 // the latest drain end, ns; 0: none
-		ends   []int64
-	}
-	panels := make([]panel, len(order))
-	var notes rateNotes
-	var dataHi float64
-	var xEnd int64
+	return groups
+}
+
+// policiesDiffer reports whether sides is a compare of two results with
+// different policies.
+func policiesDiffer(sides []side) bool {
+	return len(sides) > 1 && sides[0].policy != sides[1].policy
+}
+
+// rateLine is one line of a rate panel.
+type rateLine struct {
+	xys  plotter.XYs
+	ls   draw.LineStyle
+	back bool // rejected: drawn under the admitted lines
+}
+
+// ratePanel is what one panel of the rate figure draws: the lines and
+// limits of one label's runs.
+type ratePanel struct {
+	lines  []rateLine
+	limits []limitMark
+	drain  int64   // the latest drain end, ns; 0: none
+	ends   []int64 // where its runs' workloads ended, ns
+}
+
+// rateData is the rate figure's panels, one per label, and what its axes
+// and caption need from them.
+type rateData struct {
+	panels []ratePanel
+	notes  rateNotes
+	dataHi float64 // the highest rate of any line
+	xEnd   int64   // the latest end of any workload, ns
+}
+
+// collectRates builds the panel of each label of order from the runs of
+// every side that has it.
+func collectRates(sides []side, order []string, byLabel []map[string]curve) rateData {
+	d := rateData{panels: make([]ratePanel, len(order))}
 	for i, l := range order {
-		pn := &panels[i]
 		for g, sd := range sides {
-			c, ok := byLabel[g][l]
-			if !ok {
-				continue
-			}
-			s := c.run.Series
-			perW := int((sd.policy.WindowNS + s.BinNS - 1) / s.BinNS)
-			adm, k := rateXY(s.Admitted, s.BinNS, perW)
-			rej, _ := rateXY(s.Rejected, s.BinNS, perW)
-			notes.step = time.Duration(int64(k) * s.BinNS)
-			rejStyle := draw.LineStyle{Color: rejGrey, Width: vg.Points(1), Dashes: c.style.dashes}
-			pn.lines = append(pn.lines, line{xys: rej, ls: rejStyle, back: true}, line{xys: adm, ls: c.style.line(1.4)})
-			for _, xys := range []plotter.XYs{adm, rej} {
-				for _, xy := range xys {
-					dataHi = math.Max(dataHi, xy.Y)
-				}
-			}
-			end := sd.end
-			if end <= 0 {
-				end = int64(len(s.Admitted)) * s.BinNS
-			}
-			if !slices.Contains(pn.ends, end) {
-				pn.ends = append(pn.ends, end)
-			}
-			xEnd = max(xEnd, end)
-			notes.end = max(notes.end, sd.end)
-			if d := drainEnd(s, sd.end); d > 0 {
-				pn.drain = max(pn.drain, d)
-			}
-			if sd.policy.Limit > 0 {
-				per := perSecond(sd.policy)
-				n := keysOf(c.run)
-				pn.limits = append(pn.limits, limitMark{label: l, rate: per * float64(n), keys: n, side: g, perKey: per})
+			if c, ok := byLabel[g][l]; ok {
+				d.add(&d.panels[i], l, g, sd, c)
 			}
 		}
 	}
-	// A limit summed over many keys far above anything admitted is left
-	// out: it would squash every line flat at the bottom.
-	top := dataHi
-	var drawn, omitted []limitMark
+	return d
+}
+
+// add draws c, the run labelled l of side g, into the panel pn: its
+// admitted and rejected lines, where its workload ended, its drain and
+// its limit.
+func (d *rateData) add(pn *ratePanel, l string, g int, sd side, c curve) {
+	s := c.run.Series
+	perW := int((sd.policy.WindowNS + s.BinNS - 1) / s.BinNS)
+	adm, k := rateXY(s.Admitted, s.BinNS, perW)
+	rej, _ := rateXY(s.Rejected, s.BinNS, perW)
+	d.notes.step = time.Duration(int64(k) * s.BinNS)
+	rejStyle := draw.LineStyle{Color: rejGrey, Width: vg.Points(1), Dashes: c.style.dashes}
+	pn.lines = append(pn.lines, rateLine{xys: rej, ls: rejStyle, back: true}, rateLine{xys: adm, ls: c.style.line(1.4)})
+	for _, xys := range []plotter.XYs{adm, rej} {
+		for _, xy := range xys {
+			d.dataHi = math.Max(d.dataHi, xy.Y)
+		}
+	}
+	end := sd.end
+	if end <= 0 {
+		end = int64(len(s.Admitted)) * s.BinNS
+	}
+	if !slices.Contains(pn.ends, end) {
+		pn.ends = append(pn.ends, end)
+	}
+	d.xEnd = max(d.xEnd, end)
+	d.notes.end = max(d.notes.end, sd.end)
+	if dr := drainEnd(s, sd.end); dr > 0 {
+		pn.drain = max(pn.drain, dr)
+	}
+	if sd.policy.Limit > 0 {
+		per := perSecond(sd.policy)
+		n := keysOf(c.run)
+		pn.limits = append(pn.limits, limitMark{label: l, rate: per * float64(n), keys: n, side: g, perKey: per})
+	}
+}
+
+// splitLimits sorts the panels' limits into those drawn and those left
+// out, and returns the highest rate the y axis must show. A limit summed
+// over many keys far above anything admitted is left out: it would squash
+// every line flat at the bottom.
+func splitLimits(panels []ratePanel, dataHi float64) (drawn, omitted []limitMark, top float64) {
+	top = dataHi
 	for _, pn := range panels {
 		for _, m := range pn.limits {
-			if m.keys == 1 || m.rate <= 1.5*dataHi {
+			if m.shown(dataHi) {
 				top = math.Max(top, m.rate)
 				drawn = append(drawn, m)
 			} else {
@@ -355,82 +412,101 @@ func rateFigure(sides []side) (figure, rateNotes) {
 			}
 		}
 	}
-	yMax := headroom(top)
-	// Drains show after the end, on at most a sixth more of the axis: a
-	// longer one is cut there, its length in its panel's title.
+	return drawn, omitted, top
+}
+
+// drainAxisEnd is where the x axis ends, in ns: at xEnd, the latest
+// workload end, unless a drain runs on after it. Drains show after the
+// end on at most a sixth more of the axis: a longer one is cut there, its
+// length in its panel's title.
+func drainAxisEnd(panels []ratePanel, xEnd int64) int64 {
 	xMax := xEnd
 	for _, pn := range panels {
 		xMax = max(xMax, min(pn.drain, xEnd+xEnd/6))
 	}
-	notes.drained = xMax > xEnd
-	x1 := math.Max(float64(xMax)/1e9, 1e-9)
+	return xMax
+}
 
-	grid, cols := panelGrid(len(order), 4)
-	leg := newLegend()
-	for i, l := range order {
-		pn := panels[i]
-		title := l
-		if pn.drain > 0 {
-			title += fmt.Sprintf(" (%s drain)", fmtNS(pn.drain-slices.Max(pn.ends)))
-		}
-		p := panelPlot(title, i, len(order), cols, "time since start (s)", "per second")
-		if notes.drained {
-			for _, e := range pn.ends {
-				if e < xMax {
-					p.Add(box(float64(e)/1e9, 0, x1, yMax, shade))
-				}
-			}
-		}
-		for _, m := range pn.limits {
-			if m.keys == 1 || m.rate <= 1.5*dataHi {
-				ls := limitLine
-				if m.side > 0 && sides[0].policy != sides[1].policy {
-					ls.Dashes = dashed
-				}
-				p.Add(hline(m.rate, 0, x1, ls))
-			}
-		}
-		for _, back := range []bool{true, false} {
-			for _, ln := range pn.lines {
-				if ln.back == back && len(ln.xys) > 0 {
-					p.Add(lines(ln.xys, plotter.PostStep, ln.ls, nil)...)
-				}
-			}
-		}
-		p.X.Min, p.X.Max = 0, x1
-		p.Y.Min, p.Y.Max = 0, yMax
-		grid[i/cols][i%cols] = p
+// rateAxes is what the panels of the rate figure share.
+type rateAxes struct {
+	xMax    int64   // the end of the x axis, ns
+	x1      float64 // the same in seconds, above 0
+	yMax    float64 // the top of the y axis
+	dataHi  float64 // the highest rate of any line
+	drained bool    // the x axis runs on after the workload's end
+}
+
+// plot draws the panel of label l, panel i of n in cols columns: the
+// shade after its workload's end, its limits (dashed for the second side
+// of a compare when dashSecond), then its rejected lines under its
+// admitted ones.
+func (pn ratePanel) plot(l string, i, n, cols int, ax rateAxes, dashSecond bool) *plot.Plot {
+	title := l
+	if pn.drain > 0 {
+		title += fmt.Sprintf(" (%s drain)", fmtNS(pn.drain-slices.Max(pn.ends)))
 	}
-	// The legend: the lines' styles, then the limit and the shade.
+	p := panelPlot(title, i, n, cols, "time since start (s)", "per second")
+	if ax.drained {
+		for _, e := range pn.ends {
+			if e < ax.xMax {
+				p.Add(box(float64(e)/1e9, 0, ax.x1, ax.yMax, shade))
+			}
+		}
+	}
+	for _, m := range pn.limits {
+		if m.shown(ax.dataHi) {
+			ls := limitLine
+			if m.side > 0 && dashSecond {
+				ls.Dashes = dashed
+			}
+			p.Add(hline(m.rate, 0, ax.x1, ls))
+		}
+	}
+	for _, back := range []bool{true, false} {
+		for _, ln := range pn.lines {
+			if ln.back == back && len(ln.xys) > 0 {
+				p.Add(lines(ln.xys, plotter.PostStep, ln.ls, nil)...)
+			}
+		}
+	}
+	p.X.Min, p.X.Max = 0, ax.x1
+	p.Y.Min, p.Y.Max = 0, ax.yMax
+	return p
+}
+
+// addRateLineKeys adds the styles of the rate figure's lines to leg: one
+// admitted and one rejected entry, or for a compare one of each per side,
+// the second dashed.
+func addRateLineKeys(leg *legend, sides []side) {
 	if len(sides) == 1 {
 		leg.add("admitted, in the run's colour", stripes{width: 1.6})
 		leg.add("rejected", swatch{line: draw.LineStyle{Color: rejGrey, Width: vg.Points(1.2)}})
-	} else {
-		for g, sd := range sides {
-			var d []vg.Length
-			if g > 0 {
-				d = dashed
-			}
-			leg.add("admitted, "+sd.name, stripes{width: 1.6, dashes: d})
-		}
-		for g, sd := range sides {
-			ls := draw.LineStyle{Color: rejGrey, Width: vg.Points(1.2)}
-			if g > 0 {
-				ls.Dashes = dashed
-			}
-			leg.add("rejected, "+sd.name, swatch{line: ls})
-		}
+		return
 	}
-	limitText := func(m limitMark) string {
-		if m.keys == 1 {
-			return fmt.Sprintf("limit %s/s", num(m.rate))
+	for g, sd := range sides {
+		var d []vg.Length
+		if g > 0 {
+			d = dashed
 		}
-		return fmt.Sprintf("limit %s/s x %d keys", num(m.perKey), m.keys)
+		leg.add("admitted, "+sd.name, stripes{width: 1.6, dashes: d})
 	}
+	for g, sd := range sides {
+		ls := draw.LineStyle{Color: rejGrey, Width: vg.Points(1.2)}
+		if g > 0 {
+			ls.Dashes = dashed
+		}
+		leg.add("rejected, "+sd.name, swatch{line: ls})
+	}
+}
+
+// addLimitKeys adds the limits to leg: the one limit drawn, or one entry
+// for several summed over keys, or, when none is drawn, why the first
+// left out is not.
+func addLimitKeys(leg *legend, sides []side, drawn, omitted []limitMark) {
 	var texts []string
 	for _, m := range drawn {
-		t := limitText(m)
-		if len(sides) > 1 && sides[0].policy != sides[1].policy {
+		t := m.text()
+		if policiesDiffer(sides) {
 			t += " (" + sides[m.side].name + ")"
 		}
 		if !slices.Contains(texts, t) {
@@ -447,20 +523,18 @@ func rateFigure(sides []side) (figure, rateNotes) {
 		m := omitted[0]
 		leg.add(fmt.Sprintf("limit %s/s per key (x %d keys = %s: off the scale)", num(m.perKey), m.keys, rate(m.rate)))
 	}
-	if notes.drained {
-		leg.add("after the workload's end", swatch{fill: shade, outline: true, line: draw.LineStyle{Color: faint, Width: vg.Points(0.5)}})
-	}
-	notes.limit = limitNote(drawn, omitted)
-	rows := len(grid)
-	panelH := 1.55 * vg.Inch
+}
+
+// ratePanelHeight is the height of one row of rate panels, taller when
+// there are fewer rows.
+func ratePanelHeight(rows int) vg.Length {
 	switch rows {
 	case 1:
-		panelH = 2.6 * vg.Inch
+		return 2.6 * vg.Inch
 	case 2:
-		panelH = 1.9 * vg.Inch
+		return 1.9 * vg.Inch
 	}
-	return figure{title: "Admitted and rejected per second", height: vg.Length(rows)*panelH + 1.1*vg.Inch,
-		plots: grid, legend: leg, legendTop: true}, notes
+	return 1.55 * vg.Inch
 }
 
 // limitMark is the limit of one run of a rate panel: L/W per key, and
@@ -469,6 +543,21 @@ type limitMark struct {
 	label        string
 	rate, perKey float64
 	keys, side   int
+}
+
+// shown reports whether m is drawn on a rate panel whose lines reach
+// dataHi: a limit of one key always is, a sum over keys only when it is
+// not far above anything admitted.
+func (m limitMark) shown(dataHi float64) bool {
+	return m.keys == 1 || m.rate <= 1.5*dataHi
+}
+
+// text is m as the legend gives it.
+func (m limitMark) text() string {
+	if m.keys == 1 {
+		return fmt.Sprintf("limit %s/s", num(m.rate))
+	}
+	return fmt.Sprintf("limit %s/s x %d keys", num(m.perKey), m.keys)
 }
 
 // limitNote says what the grey band of the rate chart is: the limit, or

@@ -63,24 +63,9 @@ func percentileTicks(hi float64) plot.ConstantTicks {
 // does. In sim mode the values are the delays shapers put on admitted
 // requests.
 func latencyChart(file string, sides []side, mode string) (chart, error) {
-	type spec struct {
-		c curve
-		h *hdrhistogram.Histogram
-	}
-	var specs []spec
-	var top float64
-	for _, sd := range sides {
-		for _, c := range sd.curves {
-			if c.run.LatencyHDR == "" {
-				continue
-			}
-			h, err := result.DecodeHistogram(c.run.LatencyHDR)
-			if err != nil {
-				return chart{}, fmt.Errorf("report: %s: %w", c.label, err)
-			}
-			specs = append(specs, spec{c, h})
-			top = math.Max(top, float64(h.Max()))
-		}
+	specs, top, err := latencySpecs(sides)
+	if err != nil {
+		return chart{}, err
 	}
 	what := "latency"
 	if mode == "sim" {
@@ -92,8 +77,60 @@ func latencyChart(file string, sides []side, mode string) (chart, error) {
 	// are drawn at the bottom edge.
 	p := newPlot("percentile", what+", log scale")
 	leg := newLegend()
-	hiX, lo := 100.0, math.Inf(1)
-	spectra := make([]plotter.XYs, len(specs))
+	spectra, lo, hiX := latencySpectra(specs)
+	p.Y.Min, p.Y.Max = logRange(lo, top, 7)
+	clamped := false
+	for i, s := range specs {
+		clamped = clampBelow(spectra[i], p.Y.Min) || clamped
+		p.Add(lines(spectra[i], plotter.NoStep, s.c.style.line(1.5), nil)...)
+		if len(sides) == 1 {
+			leg.add(fmt.Sprintf("%s (max %s)", s.c.label, fmtNS(s.h.Max())), swatch{line: s.c.style.line(2)})
+		}
+	}
+	if len(sides) > 1 {
+		labelLegend(leg, sides, func(c curve) bool { return c.run.LatencyHDR != "" })
+	}
+	setPercentileAxis(&p.X, hiX)
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = durationTicks{}
+	title, caption := latencyText(mode, clamped, p.Y.Min)
+	png, err := figure{title: title, height: 4.2 * vg.Inch, plots: [][]*plot.Plot{{p}}, legend: leg}.png()
+	return chart{File: file, Title: title, Caption: caption, PNG: png}, err
+}
+
+// latencySpec is one curve of the latency chart and its histogram.
+type latencySpec struct {
+	c curve
+	h *hdrhistogram.Histogram
+}
+
+// latencySpecs decodes the latency histogram of every curve of sides
+// that has one, and returns them with the largest max among them, in ns.
+func latencySpecs(sides []side) ([]latencySpec, float64, error) {
+	var specs []latencySpec
+	var top float64
+	for _, sd := range sides {
+		for _, c := range sd.curves {
+			if c.run.LatencyHDR == "" {
+				continue
+			}
+			h, err := result.DecodeHistogram(c.run.LatencyHDR)
+			if err != nil {
+				return nil, 0, fmt.Errorf("report: %s: %w", c.label, err)
+			}
+			specs = append(specs, latencySpec{c, h})
+			top = math.Max(top, float64(h.Max()))
+		}
+	}
+	return specs, top, nil
+}
+
+// latencySpectra returns the spectrum of each spec, the lowest value
+// among them above a delay of zero (+Inf when none is), and the highest
+// x, at least 100.
+func latencySpectra(specs []latencySpec) (spectra []plotter.XYs, lo, hiX float64) {
+	hiX, lo = 100.0, math.Inf(1)
+	spectra = make([]plotter.XYs, len(specs))
 	for i, s := range specs {
 		spectra[i] = spectrum(s.h, 1)
 		for _, xy := range spectra[i] {
@@ -103,35 +140,40 @@ func latencyChart(file string, sides []side, mode string) (chart, error) {
 		}
 		hiX = math.Max(hiX, spectra[i][len(spectra[i])-1].X)
 	}
-	p.Y.Min, p.Y.Max = logRange(lo, top, 7)
+	return spectra, lo, hiX
+}
+
+// clampBelow raises the values of xys under lo to lo, and reports
+// whether there were any.
+func clampBelow(xys plotter.XYs, lo float64) bool {
 	clamped := false
-	for i, s := range specs {
-		xys := spectra[i]
-		for j := range xys {
-			if xys[j].Y < p.Y.Min {
-				xys[j].Y, clamped = p.Y.Min, true
-			}
-		}
-		p.Add(lines(xys, plotter.NoStep, s.c.style.line(1.5), nil)...)
-		if len(sides) == 1 {
-			leg.add(fmt.Sprintf("%s (max %s)", s.c.label, fmtNS(s.h.Max())), swatch{line: s.c.style.line(2)})
+	for j := range xys {
+		if xys[j].Y < lo {
+			xys[j].Y, clamped = lo, true
 		}
 	}
-	if len(sides) > 1 {
-		labelLegend(leg, sides, func(c curve) bool { return c.run.LatencyHDR != "" })
-	}
+	return clamped
+}
+
+// setPercentileAxis makes a into a log 1/(1-p) axis from 1 to the decade at
+// or above hiX, with smaller tick labels when it reaches past 99.9999%.
+func setPercentileAxis(a *plot.Axis, hiX float64) {
 	hiX = math.Pow10(int(math.Ceil(math.Log10(hiX) - 1e-9)))
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = percentileTicks(hiX)
+	a.Scale = plot.LogScale{}
+	a.Tick.Marker = percentileTicks(hiX)
 	if hiX > 1e6 {
-		p.X.Tick.Label = textStyle(7.5)
-		p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XCenter, draw.YTop
+		a.Tick.Label = textStyle(7.5)
+		a.Tick.Label.XAlign, a.Tick.Label.YAlign = draw.XCenter, draw.YTop
 	}
-	p.X.Min, p.X.Max = 1, hiX
-	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = durationTicks{}
-	title := "Latency by percentile"
-	caption := "Latency (done minus intended send time) at each percentile up to the max, on a log scale; " +
+	a.Min, a.Max = 1, hiX
+}
+
+// latencyText is the latency chart's title and caption: of latency, or
+// in sim mode of the delay shapers put on requests, saying when values
+// under yMin were drawn at the bottom edge.
+func latencyText(mode string, clamped bool, yMin float64) (title, caption string) {
+	title = "Latency by percentile"
+	caption = "Latency (done minus intended send time) at each percentile up to the max, on a log scale; " +
 		"the x axis stretches the tail as HdrHistogram's plotter does (log of 1/(1-p))."
 	if mode == "sim" {
 		title = "Shaper delay by percentile"
@@ -141,12 +183,11 @@ func latencyChart(file string, sides []side, mode string) (chart, error) {
 	}
 	switch {
 	case clamped && mode == "sim":
-		caption += fmt.Sprintf(" Delays under %s, zero among them, are drawn at the bottom edge.", fmtNS(int64(p.Y.Min)))
+		caption += fmt.Sprintf(" Delays under %s, zero among them, are drawn at the bottom edge.", fmtNS(int64(yMin)))
 	case clamped:
-		caption += fmt.Sprintf(" Values under %s are drawn at the bottom edge.", fmtNS(int64(p.Y.Min)))
+		caption += fmt.Sprintf(" Values under %s are drawn at the bottom edge.", fmtNS(int64(yMin)))
 	}
-	png, err := figure{title: title, height: 4.2 * vg.Inch, plots: [][]*plot.Plot{{p}}, legend: leg}.png()
-	return chart{File: file, Title: title, Caption: caption, PNG: png}, err
+	return title, caption
 }
 
 // logRange returns the range of a log axis of ns for values in [lo, hi]:

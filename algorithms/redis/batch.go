@@ -311,8 +311,27 @@ type group struct {
 func (e *executor) run(client goredis.UniversalClient, slotted bool, timeout time.Duration, batch []*call) {
 	now := time.Now()
 	deadline := now.Add(timeout)
-	var latest time.Time
-	open := false // a decision without a deadline
+	latest, open := e.groupBatch(batch, slotted, now)
+	if len(e.groups) == 0 {
+		return
+	}
+	if !open && latest.Before(deadline) {
+		deadline = latest
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	e.send(ctx, client, func(*group) bool { return true })
+	if e.loadMissing(ctx, client) {
+		e.send(ctx, client, func(g *group) bool { return isNoScript(g.cmd.Err()) })
+	}
+	e.deliver()
+}
+
+// groupBatch groups the decisions of batch by script and, when slotted,
+// by Cluster slot, each group's in batch order, failing those whose
+// deadline has passed at now. It returns the latest deadline of those
+// grouped, and whether one of them has none (open).
+func (e *executor) groupBatch(batch []*call, slotted bool, now time.Time) (latest time.Time, open bool) {
 	e.groups = e.groups[:0]
 	if e.index == nil {
 		e.index = map[groupKey]int{}
@@ -331,32 +350,36 @@ func (e *executor) run(client goredis.UniversalClient, slotted bool, timeout tim
 		if slotted {
 			k.slot = keySlot(c.key)
 		}
-		i, ok := e.index[k]
-		if !ok {
-			i = len(e.groups)
-			e.index[k] = i
-			if i < cap(e.groups) {
-				e.groups = e.groups[:i+1]
-				g := &e.groups[i]
-				g.script, g.calls, g.keys, g.args, g.cmd = k.script, g.calls[:0], g.keys[:0], g.args[:0], nil
-			} else {
-				e.groups = append(e.groups, group{script: k.script})
-			}
-		}
-		g := &e.groups[i]
+		g := e.groupOf(k)
 		g.calls = append(g.calls, c)
 		g.keys, g.args = c.l.appendRequest(g.keys, g.args, c.key, c.now, c.cost)
 	}
-	if len(e.groups) == 0 {
-		return
+	return latest, open
+}
+
+// groupOf returns k's group of this batch, starting it when there is none
+// yet, on the buffers of an earlier batch's group where there is one.
+func (e *executor) groupOf(k groupKey) *group {
+	i, ok := e.index[k]
+	if !ok {
+		i = len(e.groups)
+		e.index[k] = i
+		if i < cap(e.groups) {
+			e.groups = e.groups[:i+1]
+			g := &e.groups[i]
+			g.script, g.calls, g.keys, g.args, g.cmd = k.script, g.calls[:0], g.keys[:0], g.args[:0], nil
+		} else {
+			e.groups = append(e.groups, group{script: k.script})
+		}
 	}
-	if !open && latest.Before(deadline) {
-		deadline = latest
-	}
-	ctx, cancel := context.WithDeadline(context.Background(), deadline)
-	defer cancel()
-	e.send(ctx, client, func(*group) bool { return true })
-	var loaded map[*goredis.Script]error // each script once, however many slots
+	return &e.groups[i]
+}
+
+// loadMissing loads the script of every group that met NOSCRIPT, each
+// script once however many slots it has, failing the groups whose script
+// would not load; it reports whether any group met NOSCRIPT.
+func (e *executor) loadMissing(ctx context.Context, client goredis.UniversalClient) bool {
+	var loaded map[*goredis.Script]error
 	for i := range e.groups {
 		g := &e.groups[i]
 		if !isNoScript(g.cmd.Err()) {
@@ -374,9 +397,13 @@ func (e *executor) run(client goredis.UniversalClient, slotted bool, timeout tim
 			g.cmd.SetErr(fmt.Errorf("load script: %w", err))
 		}
 	}
-	if loaded != nil {
-		e.send(ctx, client, func(g *group) bool { return isNoScript(g.cmd.Err()) })
-	}
+	return loaded != nil
+}
+
+// deliver sets each grouped call's res from its group's reply, or its err
+// when the call failed or replied the wrong count of numbers, and lets go
+// of the calls and replies.
+func (e *executor) deliver() {
 	for i := range e.groups {
 		g := &e.groups[i]
 		r, err := g.cmd.Int64Slice()

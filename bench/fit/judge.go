@@ -188,7 +188,25 @@ const (
 // says how sure the verdict is and why not.
 func (d *data) judge(es []*entry, res *Result) {
 	best := es[0]
-	var group, others []*entry
+	group, others := d.alikeGroup(best, es)
+	b := &res.Best
+	*b = best.fit
+	b.Equivalent = equivalents(b.Equivalent, group)
+	b.CountsDenied = countsDenied(best, group)
+	res.Confidence, res.Doubts, res.UnsureOf = result.Sure, nil, nil
+	if why := d.unexplained(best, b); why != "" {
+		res.Confidence = result.Unexplained
+		res.Doubts = []string{why}
+		return
+	}
+	d.doubtFit(best, res)
+	d.doubtRivals(best, others, res)
+	doubtGroup(group, res)
+}
+
+// alikeGroup splits es into the best and those that decide alike with
+// it, and the others, each in rank order.
+func (d *data) alikeGroup(best *entry, es []*entry) (group, others []*entry) {
 	for _, e := range es {
 		if e == best || d.alike(best, e) {
 			group = append(group, e)
@@ -196,70 +214,94 @@ func (d *data) judge(es []*entry, res *Result) {
 			others = append(others, e)
 		}
 	}
-	b := &res.Best
-	*b = best.fit
-	counts := map[bool]bool{}
-	scopes := map[string]bool{}
-	var ks []string
+	return group, others
+}
+
+// equivalents adds to names those of the group's models, and of the
+// algorithms each stands for, that it does not hold yet.
+func equivalents(names []string, group []*entry) []string {
 	for _, e := range group {
 		for _, name := range append([]string{e.family.name}, standsFor[e.family.name]...) {
-			if !slices.Contains(b.Equivalent, name) {
-				b.Equivalent = append(b.Equivalent, name)
+			if !slices.Contains(names, name) {
+				names = append(names, name)
 			}
 		}
+	}
+	return names
+}
+
+// countsDenied is whether best counts denied requests when every model
+// of its group agrees on it (a model for which it makes no difference
+// agrees with both), else nil.
+func countsDenied(best *entry, group []*entry) *bool {
+	counts := map[bool]bool{}
+	for _, e := range group {
 		counts[e.family.countsDenied] = true
 		if deniedUnknowable[e.family.name] {
 			counts[!e.family.countsDenied] = true
 		}
-		scopes[e.scope.name] = true
-		if k := kindOf(e.family.name); !slices.Contains(ks, k) {
-			ks = append(ks, k)
-		}
 	}
-	if len(counts) == 1 {
-		v := best.family.countsDenied
-		b.CountsDenied = &v
-	} else {
-		b.CountsDenied = nil
+	if len(counts) != 1 {
+		return nil
 	}
-	res.Confidence, res.Doubts, res.UnsureOf = result.Sure, nil, nil
-	// doubt makes the verdict unsure of parts (a doubt of the model is
-	// one of its policy too) and says why.
-	doubt := func(parts []string, format string, a ...any) {
-		res.Confidence = result.Unsure
-		res.Doubts = append(res.Doubts, fmt.Sprintf(format, a...))
-		if slices.Contains(parts, PartModel) {
-			parts = append(parts, PartPolicy)
-		}
-		for _, p := range parts {
-			if !slices.Contains(res.UnsureOf, p) {
-				res.UnsureOf = append(res.UnsureOf, p)
-			}
-		}
-	}
+	v := best.family.countsDenied
+	return &v
+}
+
+// unexplained says why no model explains the trace when b, the fit of
+// best, the closest, predicts too little or calls too much too close to
+// call, or when timing cannot explain too many of its misses; it is ""
+// when best explains the trace.
+func (d *data) unexplained(best *entry, b *Fit) string {
 	if b.AgreementPct < minExplained || b.AmbiguousPct > maxExplainedAmbiguous {
-		res.Confidence = result.Unexplained
-		res.Doubts = []string{fmt.Sprintf("the closest predicts under %d%% of the scored requests, or calls over %d%% too close to call",
-			minExplained, maxExplainedAmbiguous)}
-		return
+		return fmt.Sprintf("the closest predicts under %d%% of the scored requests, or calls over %d%% too close to call",
+			minExplained, maxExplainedAmbiguous)
 	}
 	if far := d.farMisses(best, farFrom*d.u); far > max(minFar, b.Scored*maxFarPerMille/1000) {
-		res.Confidence = result.Unexplained
-		res.Doubts = []string{fmt.Sprintf("%d of the requests it gets wrong are more than %v (twice the answers' p99) from any instant at which it would decide otherwise: timing does not explain them",
-			far, result.Readable(time.Duration(farFrom*d.u)))}
-		return
+		return fmt.Sprintf("%d of the requests it gets wrong are more than %v (twice the answers' p99) from any instant at which it would decide otherwise: timing does not explain them",
+			far, result.Readable(time.Duration(farFrom*d.u)))
 	}
+	return ""
+}
+
+// doubt makes the verdict unsure of parts (a doubt of the model is one of
+// its policy too) and says why.
+func (r *Result) doubt(parts []string, format string, a ...any) {
+	r.Confidence = result.Unsure
+	r.Doubts = append(r.Doubts, fmt.Sprintf(format, a...))
+	if slices.Contains(parts, PartModel) {
+		parts = append(parts, PartPolicy)
+	}
+	for _, p := range parts {
+		if !slices.Contains(r.UnsureOf, p) {
+			r.UnsureOf = append(r.UnsureOf, p)
+		}
+	}
+}
+
+// doubtFit doubts the best fit on its own: it predicts too few requests,
+// the answers are slow next to its window, or it calls too many too close
+// to call.
+func (d *data) doubtFit(best *entry, res *Result) {
+	b := &res.Best
 	if b.AgreementPct < minSure {
-		doubt([]string{PartModel}, "only %.1f%% of the scored requests predicted (under %d%%): more requests (-max-requests) and a longer -max-duration would show whether another model or policy explains the rest", b.AgreementPct, minSure)
+		res.doubt([]string{PartModel}, "only %.1f%% of the scored requests predicted (under %d%%): more requests (-max-requests) and a longer -max-duration would show whether another model or policy explains the rest", b.AgreementPct, minSure)
 	}
 	if w := b.WindowNS; !best.family.rateBased && w > 0 && d.u > w/timingShare {
-		doubt([]string{PartPolicy}, "answers took up to %v (p99), more than 1/%d of the %v window: its length and limit are known only to about that; a quieter host or a client nearer the service would tell",
+		res.doubt([]string{PartPolicy}, "answers took up to %v (p99), more than 1/%d of the %v window: its length and limit are known only to about that; a quieter host or a client nearer the service would tell",
 			result.Readable(time.Duration(d.u)), timingShare, result.Readable(time.Duration(w)))
 	}
 	if b.AmbiguousPct > maxAmbiguous {
-		doubt([]string{PartModel}, "%.1f%% of the requests were too close to call (over %d%%): the answers' timing blurs the thresholds; a quieter host or a client nearer the service would tell", b.AmbiguousPct, maxAmbiguous)
+		res.doubt([]string{PartModel}, "%.1f%% of the requests were too close to call (over %d%%): the answers' timing blurs the thresholds; a quieter host or a client nearer the service would tell", b.AmbiguousPct, maxAmbiguous)
 	}
-	for _, e := range others { // ranked by wins, not by their own agreement
+}
+
+// doubtRivals doubts the best fit when the first of the others (ranked by
+// wins, not by their own agreement) that is neither far behind nor the
+// same algorithm predicts the same requests within closeCall points.
+func (d *data) doubtRivals(best *entry, others []*entry, res *Result) {
+	b := &res.Best
+	for _, e := range others {
 		if e.fit.AgreementPct < b.AgreementPct-contention ||
 			e.scope == best.scope && kindOf(e.family.name) == kindOf(best.family.name) {
 			continue // far behind, or the same algorithm
@@ -272,22 +314,35 @@ func (d *data) judge(es []*entry, res *Result) {
 			if e.scope != best.scope {
 				parts = append(parts, PartScope)
 			}
-			doubt(parts, "%s predicts the same requests within %.1f points (%.1f%% against %.1f%%): %s would tell them apart",
+			res.doubt(parts, "%s predicts the same requests within %.1f points (%.1f%% against %.1f%%): %s would tell them apart",
 				e.fit, pb-pe, pe, pb, apart(best, e))
-			break
+			return
+		}
+	}
+}
+
+// doubtGroup doubts the verdict when the models that decide alike with
+// the best are of several kinds, or limit in several scopes.
+func doubtGroup(group []*entry, res *Result) {
+	var ks, scopes []string
+	for _, e := range group {
+		if k := kindOf(e.family.name); !slices.Contains(ks, k) {
+			ks = append(ks, k)
+		}
+		if !slices.Contains(scopes, e.scope.name) {
+			scopes = append(scopes, e.scope.name)
 		}
 	}
 	if len(ks) > 1 {
-		doubt([]string{PartModel}, "the trace cannot tell %s apart: a longer -max-duration (more overload and window edges) would", andList(ks))
+		res.doubt([]string{PartModel}, "the trace cannot tell %s apart: a longer -max-duration (more overload and window edges) would", andList(ks))
 	}
 	if len(scopes) > 1 {
-		doubt([]string{PartScope}, "the trace cannot tell %s: more client addresses (-source-addrs) or keys (-key-header) would", strings.Join(slices.Sorted(func(yield func(string) bool) {
-			for s := range scopes {
-				if !yield(scopeWords[s]) {
-					return
-				}
-			}
-		}), " from "))
+		words := make([]string, len(scopes))
+		for i, s := range scopes {
+			words[i] = scopeWords[s]
+		}
+		slices.Sort(words)
+		res.doubt([]string{PartScope}, "the trace cannot tell %s: more client addresses (-source-addrs) or keys (-key-header) would", strings.Join(words, " from "))
 	}
 }
 
