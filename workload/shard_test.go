@@ -44,10 +44,10 @@ func drainShard(t *testing.T, s Spec, sh Shard) []Arrival {
 	return out
 }
 
-// TestNewShardPartitions checks that the shards of a schedule are a
+// TestOpenShardPartitions checks that the shards of a schedule are a
 // partition of it, each in the whole's order, every key in one shard only
 // (but for a one-key workload, split by arrival index).
-func TestNewShardPartitions(t *testing.T) {
+func TestOpenShardPartitions(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		spec Spec

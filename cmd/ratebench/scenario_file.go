@@ -77,7 +77,7 @@ type scenarioWorkload struct {
 // cell is one (policy, workload) pair of a scenario, checked: the engine
 // config (without Span, which a trace's reading gives) and what to run.
 type cell struct {
-	Name       string        // folder name: <workload>[-<policy index>]
+	Name       string          // folder name: <workload>[-<policy index>]
 	Source     workload.Source // the workload, also Config.Workload
 	Config     bench.Config
 	Algorithms []string // checked names; empty means all
