@@ -29,7 +29,7 @@ func (e *everyOther) Allow(time.Duration, string, int64) (algorithms.Decision, e
 // as the built-in ones.
 func ExampleSimulate() {
 	p := algorithms.Policy{Limit: 100, Window: time.Second}
-	cfg := bench.Config{Policy: p, Workload: workload.Spec{Name: "constant", Rate: 400, Duration: 10 * time.Second}}
+	cfg := bench.Config{Policy: p, Workload: &workload.Constant{Rate: 400, Duration: 10 * time.Second, Keys: 1, Cost: 1}}
 	mine := call.Target{Name: "every-other", Theory: p.Limit, New: func() (algorithms.Limiter, error) {
 		return &everyOther{}, nil
 	}}

@@ -75,7 +75,7 @@ func (f *fakeServer) Abort() { f.once.Do(func() { close(f.aborted) }) }
 
 func execConfig(rate float64, d time.Duration, keys int) bench.LiveConfig {
 	return bench.LiveConfig{
-		Config:  bench.Config{Workload: workload.Spec{Name: "constant", Rate: rate, Duration: d, Keys: keys, Cost: 1}},
+		Config:  bench.Config{Workload: &workload.Constant{Rate: rate, Duration: d, Keys: keys, Cost: 1}},
 		Workers: 4, MaxInFlight: 10000,
 	}
 }

@@ -76,7 +76,7 @@ func checkLiveRun(t *testing.T, r result.Run) {
 	}
 }
 
-func liveConfig(p algorithms.Policy, s workload.Spec) bench.LiveConfig {
+func liveConfig(p algorithms.Policy, s workload.Source) bench.LiveConfig {
 	return bench.LiveConfig{Config: bench.Config{Policy: p, Workload: s}, Calibration: -1}
 }
 
@@ -107,7 +107,7 @@ func (s *stallOnce) Allow(now time.Duration, key string, cost int64) (algorithms
 // stall stays short. A closed-loop harness would report only the latter.
 func TestLiveStall(t *testing.T) {
 	p := algorithms.Policy{Limit: 1000, Window: time.Second}
-	cfg := liveConfig(p, workload.Spec{Name: "constant", Rate: 1000, Duration: 2 * time.Second})
+	cfg := liveConfig(p, &workload.Constant{Rate: 1000, Duration: 2 * time.Second, Keys: 1, Cost: 1})
 	target := call.Target{Name: "stalled-gcra", Theory: 2 * p.Limit, New: func() (algorithms.Limiter, error) {
 		g, err := algorithms.NewGCRA(p)
 		return &stallOnce{l: g, at: 300 * time.Millisecond, d: time.Second}, err
@@ -139,7 +139,7 @@ func TestLiveStall(t *testing.T) {
 // add up and the histograms merged from the workers hold every request.
 func TestLiveCounts(t *testing.T) {
 	p := algorithms.Policy{Limit: 20, Window: 100 * time.Millisecond} // 200/s per key per replica
-	cfg := liveConfig(p, workload.Spec{Name: "poisson", Rate: 4000, Duration: 300 * time.Millisecond, Keys: 5, Seed: 3})
+	cfg := liveConfig(p, &workload.Poisson{Rate: 4000, Duration: 300 * time.Millisecond, Keys: 5, Seed: 3, Cost: 1})
 	cfg.Reference = backend.Reference(p, 5)
 	cfg.Workers = 3
 	targets, err := backend.MemoryTargets([]string{"gcra", "fixed-window", "leaky-queue", "uber"}, p, backend.Keys{N: 5}, 2)
@@ -160,7 +160,7 @@ func TestLiveCounts(t *testing.T) {
 func TestLiveGCRATheory(t *testing.T) {
 	p := algorithms.Policy{Limit: 250, Window: time.Second}.WithDefaults()
 	d := 2 * time.Second
-	cfg := liveConfig(p, workload.Spec{Name: "poisson", Rate: 20 * p.Rate(), Duration: d, Seed: 1})
+	cfg := liveConfig(p, &workload.Poisson{Rate: 20 * p.Rate(), Duration: d, Seed: 1, Keys: 1, Cost: 1})
 	targets, _ := backend.MemoryTargets([]string{"gcra"}, p, backend.Keys{N: 1}, 1)
 	r := live(t, cfg, targets)[0]
 	theory := float64(p.Burst) + float64(p.Limit)*d.Seconds()/p.Window.Seconds()
@@ -179,7 +179,7 @@ func TestLiveGCRATheory(t *testing.T) {
 // delay is in the latency and the service time.
 func TestLiveShaperWaits(t *testing.T) {
 	p := algorithms.Policy{Limit: 100, Window: time.Second, Burst: 20} // T = 10ms, delays up to 200ms
-	cfg := liveConfig(p, workload.Spec{Name: "constant", Rate: 300, Duration: 500 * time.Millisecond})
+	cfg := liveConfig(p, &workload.Constant{Rate: 300, Duration: 500 * time.Millisecond, Keys: 1, Cost: 1})
 	targets, _ := backend.MemoryTargets([]string{"leaky-queue"}, p, backend.Keys{N: 1}, 1)
 	start := time.Now()
 	r := live(t, cfg, targets)[0]
@@ -203,7 +203,7 @@ func TestLiveShaperWaits(t *testing.T) {
 // MaxInFlight are dropped and counted, not sent late.
 func TestLiveDropsAtCap(t *testing.T) {
 	p := algorithms.Policy{Limit: 100, Window: time.Second}
-	cfg := liveConfig(p, workload.Spec{Name: "constant", Rate: 2000, Duration: 400 * time.Millisecond})
+	cfg := liveConfig(p, &workload.Constant{Rate: 2000, Duration: 400 * time.Millisecond, Keys: 1, Cost: 1})
 	cfg.MaxInFlight = 10
 	target := call.Target{Name: "stuck", New: func() (algorithms.Limiter, error) {
 		g, err := algorithms.NewGCRA(p)
@@ -223,7 +223,7 @@ func TestLiveDropsAtCap(t *testing.T) {
 // cut short and skips the rest; shaper waits are cut too.
 func TestLiveCancel(t *testing.T) {
 	p := algorithms.Policy{Limit: 100, Window: time.Second}
-	cfg := bench.LiveConfig{Config: bench.Config{Policy: p, Workload: workload.Spec{Name: "constant", Rate: 1000, Duration: time.Hour}}}
+	cfg := bench.LiveConfig{Config: bench.Config{Policy: p, Workload: &workload.Constant{Rate: 1000, Duration: time.Hour, Keys: 1, Cost: 1}}}
 	targets, _ := backend.MemoryTargets([]string{"uber", "gcra"}, p, backend.Keys{N: 1}, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
@@ -262,7 +262,7 @@ func (s *stuck) Allow(time.Duration, string, int64) (algorithms.Decision, error)
 // within a second: the workers stuck inside Allow are abandoned.
 func TestLiveCancelStuck(t *testing.T) {
 	p := algorithms.Policy{Limit: 100, Window: time.Second}
-	cfg := liveConfig(p, workload.Spec{Name: "constant", Rate: 1000, Duration: 200 * time.Millisecond})
+	cfg := liveConfig(p, &workload.Constant{Rate: 1000, Duration: 200 * time.Millisecond, Keys: 1, Cost: 1})
 	lim := &stuck{from: 100, release: make(chan struct{})}
 	defer close(lim.release)
 	target := call.Target{Name: "stuck", New: func() (algorithms.Limiter, error) { return lim, nil }}
@@ -286,7 +286,7 @@ func TestLiveCancelStuck(t *testing.T) {
 // go in every run.
 func TestLiveCalibration(t *testing.T) {
 	p := algorithms.Policy{Limit: 100, Window: time.Second}
-	cfg := liveConfig(p, workload.Spec{Name: "poisson", Rate: 2000, Duration: 300 * time.Millisecond, Seed: 2})
+	cfg := liveConfig(p, &workload.Poisson{Rate: 2000, Duration: 300 * time.Millisecond, Seed: 2, Keys: 1, Cost: 1})
 	cfg.Calibration = 0
 	targets, _ := backend.MemoryTargets([]string{"gcra", "token-bucket"}, p, backend.Keys{N: 1}, 1)
 	runs := live(t, cfg, targets)
@@ -308,7 +308,7 @@ func TestLiveCalibration(t *testing.T) {
 func ExampleLive() {
 	p := algorithms.Policy{Limit: 1000, Window: time.Second}
 	cfg := bench.LiveConfig{
-		Config:      bench.Config{Policy: p, Workload: workload.Spec{Name: "constant", Rate: 100, Duration: 500 * time.Millisecond}},
+		Config:      bench.Config{Policy: p, Workload: &workload.Constant{Rate: 100, Duration: 500 * time.Millisecond, Keys: 1, Cost: 1}},
 		Workers:     2,
 		Calibration: -1, // no no-op pass
 	}
@@ -331,7 +331,7 @@ func ExampleLive() {
 // row of the calibration.
 func TestLiveTrace(t *testing.T) {
 	p := algorithms.Policy{Limit: 50, Window: time.Second}
-	cfg := liveConfig(p, workload.Spec{Name: "constant", Rate: 2000, Duration: 500 * time.Millisecond, Keys: 3})
+	cfg := liveConfig(p, &workload.Constant{Rate: 2000, Duration: 500 * time.Millisecond, Keys: 3, Cost: 1})
 	cfg.Calibration, cfg.Workers = 0, 4
 	var tr rowsTracer
 	cfg.Trace = &tr
@@ -378,7 +378,7 @@ func TestLiveTrace(t *testing.T) {
 // anchors the clock, and the pass says how late it began.
 func TestLiveStartAtPlansEveryPass(t *testing.T) {
 	p := algorithms.Policy{Limit: 50, Window: 100 * time.Millisecond}
-	cfg := liveConfig(p, workload.Spec{Name: "constant", Rate: 500, Duration: 200 * time.Millisecond})
+	cfg := liveConfig(p, &workload.Constant{Rate: 500, Duration: 200 * time.Millisecond, Keys: 1, Cost: 1})
 	cfg.Calibration = -1
 	targets, err := backend.MemoryTargets([]string{"gcra", "leaky-queue"}, p, backend.Keys{N: 1}, 1)
 	if err != nil {

@@ -19,7 +19,7 @@ import (
 
 func TestLiveConfigErrors(t *testing.T) {
 	p := algorithms.Policy{Limit: 100, Window: time.Second}
-	s := workload.Spec{Name: "constant", Rate: 10, Duration: time.Second}
+	s := &workload.Constant{Rate: 10, Duration: time.Second, Keys: 1, Cost: 1}
 	for _, tc := range []struct {
 		name string
 		cfg  bench.LiveConfig

@@ -29,7 +29,7 @@ func TestOverTheorySpan(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tgt := noopTarget()
 			tgt.Theory = tc.theory
-			cfg := Config{Policy: p, Workload: workload.Spec{Name: "constant", Rate: 10, Duration: time.Second, Keys: 1, Cost: 1}}
+			cfg := Config{Policy: p, Workload: &workload.Constant{Rate: 10, Duration: time.Second, Keys: 1, Cost: 1}}
 			runs, err := Simulate(context.Background(), cfg, []call.Target{tgt})
 			if err != nil {
 				t.Fatal(err)

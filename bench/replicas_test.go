@@ -14,12 +14,12 @@ import (
 func TestRouterShardsRouteAsTheWholeRun(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		spec     workload.Spec
+		spec     workload.Source
 		shards   int
 		replicas int
 	}{
-		{name: "keyed poisson", spec: workload.Spec{Name: "poisson", Rate: 400, Duration: time.Second, Keys: 9, Seed: 2}, shards: 3, replicas: 4},
-		{name: "one key", spec: workload.Spec{Name: "constant", Rate: 200, Duration: time.Second}, shards: 2, replicas: 3},
+		{name: "keyed poisson", spec: &workload.Poisson{Rate: 400, Duration: time.Second, Keys: 9, Seed: 2, Cost: 1}, shards: 3, replicas: 4},
+		{name: "one key", spec: &workload.Constant{Rate: 200, Duration: time.Second, Keys: 1, Cost: 1}, shards: 2, replicas: 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			type routed struct {
@@ -27,7 +27,7 @@ func TestRouterShardsRouteAsTheWholeRun(t *testing.T) {
 				replica int
 			}
 			read := func(sh workload.Shard) []routed {
-				s, err := workload.NewShard(tc.spec, sh)
+				s, err := tc.spec.Open(sh)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -15,8 +15,9 @@ import (
 // Config is what an engine needs besides its targets.
 type Config struct {
 	Policy algorithms.Policy
-	// Workload is where the arrivals come from: a workload.Spec, or
-	// workload.Arrivals held in memory.
+	// Workload is where the arrivals come from: a generator's Source,
+	// which a workload.Spec's Source method makes, or workload.Arrivals
+	// held in memory.
 	Workload workload.Source
 	// Reference, when set, builds the exact limiter (sliding-log, keyed
 	// like the targets) whose decisions on the same arrivals the targets
@@ -80,10 +81,8 @@ const maxEdgeBins = 20000
 // for the boundary workload the span of each half of an attack (at most
 // maxEdgeBins of them).
 func seriesBin(window, span time.Duration, w workload.Source) int64 {
-	if s, ok := w.(workload.Spec); ok {
-		if e := s.EdgeSpan(); e > 0 && span/e <= maxEdgeBins {
-			return int64(e)
-		}
+	if b, ok := w.(*workload.Boundary); ok && b.Edge > 0 && span/b.Edge <= maxEdgeBins {
+		return int64(b.Edge)
 	}
 	return BinWidth(window, span)
 }

@@ -18,8 +18,8 @@ import (
 // arrivals/s.
 func BenchmarkSim(b *testing.B) {
 	p := algorithms.Policy{Limit: 1000, Window: time.Second}
-	spec := func(n int) workload.Spec {
-		return workload.Spec{Name: "poisson", Rate: 1500, Duration: time.Duration(float64(n) / 1500 * 1e9), Keys: 1, Seed: 1}
+	spec := func(n int) *workload.Poisson {
+		return &workload.Poisson{Rate: 1500, Duration: time.Duration(float64(n) / 1500 * 1e9), Keys: 1, Seed: 1, Cost: 1}
 	}
 	newGCRA := func() (algorithms.Limiter, error) { return algorithms.NewGCRA(p) }
 	b.Run("algo=gcra/engine=sim", func(b *testing.B) {
@@ -32,7 +32,7 @@ func BenchmarkSim(b *testing.B) {
 		b.ReportMetric(float64(runs[0].Offered)/float64(b.N), "arrivals/op")
 	})
 	b.Run("algo=gcra/engine=bare-loop", func(b *testing.B) {
-		stream, err := workload.New(spec(b.N))
+		stream, err := spec(b.N).Open(workload.Shard{})
 		if err != nil {
 			b.Fatal(err)
 		}

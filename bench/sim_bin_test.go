@@ -15,14 +15,14 @@ func TestSeriesBin(t *testing.T) {
 		name   string
 		window time.Duration
 		span   time.Duration
-		spec   workload.Spec
+		spec   workload.Source
 		want   time.Duration
 	}{
-		{name: "W/10", window: time.Second, span: 20 * time.Second, spec: workload.Spec{Name: "poisson"}, want: 100 * time.Millisecond},
-		{name: "at most 4000 bins", window: time.Second, span: time.Hour, spec: workload.Spec{Name: "constant"}, want: 900 * time.Millisecond},
-		{name: "boundary: the default edge, W/100", window: time.Second, span: 10 * time.Second, spec: workload.Spec{Name: "boundary", Window: time.Second}, want: 10 * time.Millisecond},
-		{name: "boundary: the edge given", window: time.Second, span: 10 * time.Second, spec: workload.Spec{Name: "boundary", Window: time.Second, Edge: 40 * time.Millisecond}, want: 40 * time.Millisecond},
-		{name: "boundary: too many edges for fine bins", window: time.Second, span: 10 * time.Hour, spec: workload.Spec{Name: "boundary", Window: time.Second}, want: 9 * time.Second},
+		{name: "W/10", window: time.Second, span: 20 * time.Second, spec: &workload.Poisson{Rate: 1}, want: 100 * time.Millisecond},
+		{name: "at most 4000 bins", window: time.Second, span: time.Hour, spec: &workload.Constant{Rate: 1}, want: 900 * time.Millisecond},
+		{name: "boundary: the default edge, W/100", window: time.Second, span: 10 * time.Second, spec: &workload.Boundary{Window: time.Second, Edge: 10 * time.Millisecond}, want: 10 * time.Millisecond},
+		{name: "boundary: the edge given", window: time.Second, span: 10 * time.Second, spec: &workload.Boundary{Window: time.Second, Edge: 40 * time.Millisecond}, want: 40 * time.Millisecond},
+		{name: "boundary: too many edges for fine bins", window: time.Second, span: 10 * time.Hour, spec: &workload.Boundary{Window: time.Second, Edge: 10 * time.Millisecond}, want: 9 * time.Second},
 	} {
 		if got := time.Duration(seriesBin(tc.window, tc.span, tc.spec)); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)

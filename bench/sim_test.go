@@ -47,7 +47,7 @@ func simulate(t *testing.T, cfg bench.Config, names []string, keys, replicas int
 func TestBoundaryCase(t *testing.T) {
 	cfg := bench.Config{
 		Policy:    policy,
-		Workload:  workload.Spec{Name: "boundary", Limit: 100, Window: time.Second, Duration: 10 * time.Second, Keys: 1, Cost: 1, Rate: 100},
+		Workload:  &workload.Boundary{Limit: 100, Window: time.Second, Edge: 10 * time.Millisecond, EveryWindows: 2, Duration: 10 * time.Second, Keys: 1, Cost: 1},
 		Reference: backend.Reference(policy, 1),
 	}
 	runs := simulate(t, cfg, []string{"fixed-window", "sliding-log", "token-bucket", "gcra", "leaky-bucket", "sliding-counter", "leaky-queue"}, 1, 1)
@@ -75,7 +75,7 @@ func TestBoundaryCase(t *testing.T) {
 func TestReplicaCase(t *testing.T) {
 	cfg := bench.Config{
 		Policy:   policy,
-		Workload: workload.Spec{Name: "constant", Rate: 1000, Duration: 20 * time.Second, Keys: 1, Cost: 1},
+		Workload: &workload.Constant{Rate: 1000, Duration: 20 * time.Second, Keys: 1, Cost: 1},
 	}
 	for _, name := range []string{"sliding-log", "gcra", "fixed-window"} {
 		one := simulate(t, cfg, []string{name}, 1, 1)[name]
@@ -93,7 +93,7 @@ func TestReplicaCase(t *testing.T) {
 
 // TestDeterminism: the same config gives byte-identical runs.
 func TestDeterminism(t *testing.T) {
-	spec := workload.Spec{Name: "zipf", Rate: 500, Duration: 5 * time.Second, Keys: 50, Cost: 1, Seed: 42}
+	spec := &workload.Zipf{Rate: 500, S: 1.1, Duration: 5 * time.Second, Keys: 50, Cost: 1, Seed: 42}
 	cfg := bench.Config{Policy: policy, Workload: spec, Reference: backend.Reference(policy, 50)}
 	encode := func() []byte {
 		targets, err := backend.MemoryTargets(nil, policy, backend.Keys{N: 50}, 2)
@@ -141,7 +141,7 @@ func TestSlidingCounterAccuracy(t *testing.T) {
 	} {
 		cfg := bench.Config{
 			Policy:    p,
-			Workload:  workload.Spec{Name: "poisson", Rate: keys * 10 * tc.load, Duration: 30 * time.Second, Keys: keys, Cost: 1, Seed: 7},
+			Workload:  &workload.Poisson{Rate: keys * 10 * tc.load, Duration: 30 * time.Second, Keys: keys, Cost: 1, Seed: 7},
 			Reference: backend.Reference(p, keys),
 		}
 		r := simulate(t, cfg, []string{"sliding-counter"}, keys, 1)["sliding-counter"]
@@ -158,7 +158,7 @@ func TestSlidingCounterAccuracy(t *testing.T) {
 func TestCancelKeepsWhatRan(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	cfg := bench.Config{Policy: policy, Workload: workload.Spec{Name: "constant", Rate: 1e6, Duration: time.Hour, Keys: 1, Cost: 1}}
+	cfg := bench.Config{Policy: policy, Workload: &workload.Constant{Rate: 1e6, Duration: time.Hour, Keys: 1, Cost: 1}}
 	targets, _ := backend.MemoryTargets([]string{"gcra", "sliding-log"}, policy, backend.Keys{N: 1}, 1)
 	runs, err := bench.Simulate(ctx, cfg, targets)
 	if err != context.Canceled || len(runs) != 1 || runs[0].Offered == 0 || runs[0].Offered > 1<<15 {

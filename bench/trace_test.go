@@ -31,7 +31,7 @@ func TestSimTrace(t *testing.T) {
 		targets = append(targets, call.Target{Name: name, New: func() (algorithms.Limiter, error) { return e.New(p) }})
 	}
 	var tr rowsTracer
-	cfg := bench.Config{Policy: p, Workload: workload.Spec{Name: "constant", Rate: 40, Duration: 2 * time.Second, Keys: 2, Cost: 1}, Trace: &tr}
+	cfg := bench.Config{Policy: p, Workload: &workload.Constant{Rate: 40, Duration: 2 * time.Second, Keys: 2, Cost: 1}, Trace: &tr}
 	runs, err := bench.Simulate(context.Background(), cfg, targets)
 	if err != nil {
 		t.Fatal(err)

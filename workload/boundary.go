@@ -1,46 +1,138 @@
 package workload
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
 	"time"
 )
 
-func checkBoundary(s Spec) error {
+// Boundary is the boundary workload, the fixed-window boundary attack:
+// Limit arrivals spread evenly over [edge-Edge, edge-1] and Limit over
+// [edge, edge+Edge-1] for window edges at EdgeOffset + Window*(1 +
+// j*EveryWindows), j = 0, 1, ...; keys k0 .. k{Keys-1} round-robin. With
+// Align AlignFirstRequest each attack begins with one arrival per key at
+// edge-Window, which opens a window that ends at the edge. See Spec for
+// the meaning of each field. Its fields are plain values, with no
+// defaults: Spec.Source fills them in. It is safe for concurrent Opens as
+// long as its fields do not change.
+type Boundary struct {
+	Limit        int64         // arrivals each side of an edge, >= 1
+	Window       time.Duration // the limiter's window, > 0
+	Edge         time.Duration // what each half spans, in [1ns, Window]
+	EveryWindows int           // windows from one attack to the next, >= 1 (>= 3 with AlignFirstRequest)
+	EdgeOffset   time.Duration // shift of every edge, in [0, Window)
+	Align        string        // AlignEpoch (or "") or AlignFirstRequest
+	Duration     time.Duration // arrivals come before it; > 0
+	Keys         int           // distinct keys, >= 1
+	Cost         int64         // the cost of every arrival, >= 1
+}
+
+// boundaryOf makes the boundary workload of s, its zero Edge, EveryWindows
+// and Align taking their defaults.
+func boundaryOf(s Spec) (generated, error) {
+	b := &Boundary{Limit: s.Limit, Window: s.Window, Edge: s.Edge, EveryWindows: s.EveryWindows, EdgeOffset: s.EdgeOffset,
+		Align: cmp.Or(s.Align, AlignEpoch), Duration: s.Duration, Keys: s.Keys, Cost: s.Cost}
+	if b.Edge == 0 {
+		b.Edge = max(s.Window/defaultEdgeDivisor, 1)
+	}
+	if b.EveryWindows == 0 {
+		b.EveryWindows = defaultEveryWindows
+		if b.Align == AlignFirstRequest {
+			b.EveryWindows = minFirstRequestEvery
+		}
+	}
+	return b, nil
+}
+
+// Validate returns nil or an error wrapping ErrInvalid that names the
+// first bad field.
+func (b *Boundary) Validate() error {
+	if err := firstError(checkShape(b.Duration, b.Keys, b.Cost), checkAlign(b.Align)); err != nil {
+		return err
+	}
 	switch {
-	case s.Limit < 1:
-		return invalid("Limit", s.Limit, "must be >= 1: boundary sends limit arrivals each side of a window edge")
-	case s.Limit > math.MaxInt64/2:
-		return invalid("Limit", s.Limit, "is too large")
-	case s.Window <= 0:
-		return invalid("Window", s.Window, "must be > 0 for boundary")
-	case s.Window > math.MaxInt64/time.Duration(s.EveryWindows):
-		return invalid("EveryWindows", s.EveryWindows, "times window %v overflows", s.Window)
-	case s.Edge > s.Window:
-		return invalid("Edge", s.Edge, "must not exceed window %v", s.Window)
-	case s.Edge > s.Window*time.Duration(s.EveryWindows)/2:
-		return invalid("Edge", s.Edge, "must not exceed every_windows*window/2 = %v, or attacks would overlap",
-			s.Window*time.Duration(s.EveryWindows)/2)
-	case s.EdgeOffset >= s.Window:
-		return invalid("EdgeOffset", s.EdgeOffset, "must be less than window %v", s.Window)
-	case s.Align == AlignFirstRequest && s.EveryWindows < minFirstRequestEvery:
-		return invalid("EveryWindows", s.EveryWindows, "must be >= %d with align %s: the window an attack opens must expire a whole window before the next attack opens its own",
+	case b.Edge < 1:
+		return invalid("Edge", b.Edge, "must be > 0")
+	case b.EveryWindows < 1:
+		return invalid("EveryWindows", b.EveryWindows, "must be >= 1")
+	case b.EdgeOffset < 0:
+		return invalid("EdgeOffset", b.EdgeOffset, "must be >= 0")
+	case b.Limit < 1:
+		return invalid("Limit", b.Limit, "must be >= 1: boundary sends limit arrivals each side of a window edge")
+	case b.Limit > math.MaxInt64/2:
+		return invalid("Limit", b.Limit, "is too large")
+	case b.Window <= 0:
+		return invalid("Window", b.Window, "must be > 0 for boundary")
+	case b.Window > math.MaxInt64/time.Duration(b.EveryWindows):
+		return invalid("EveryWindows", b.EveryWindows, "times window %v overflows", b.Window)
+	case b.Edge > b.Window:
+		return invalid("Edge", b.Edge, "must not exceed window %v", b.Window)
+	case b.Edge > b.Window*time.Duration(b.EveryWindows)/2:
+		return invalid("Edge", b.Edge, "must not exceed every_windows*window/2 = %v, or attacks would overlap",
+			b.Window*time.Duration(b.EveryWindows)/2)
+	case b.EdgeOffset >= b.Window:
+		return invalid("EdgeOffset", b.EdgeOffset, "must be less than window %v", b.Window)
+	case b.Align == AlignFirstRequest && b.EveryWindows < minFirstRequestEvery:
+		return invalid("EveryWindows", b.EveryWindows, "must be >= %d with align %s: the window an attack opens must expire a whole window before the next attack opens its own",
 			minFirstRequestEvery, AlignFirstRequest)
 	}
 	return nil
 }
 
-func paramsBoundary(s Spec, p map[string]any) {
-	p["limit"] = s.Limit
-	p["window_ns"] = int64(s.Window)
-	p["edge_ns"] = int64(s.Edge)
-	p["every_windows"] = s.EveryWindows
-	if s.EdgeOffset != 0 { // said only when set: the default phase is implied
-		p["edge_offset_ns"] = int64(s.EdgeOffset)
+// Open implements Source.
+func (b *Boundary) Open(sh Shard) (Stream, error) {
+	if err := b.Validate(); err != nil {
+		return nil, err
 	}
-	if s.Align == AlignFirstRequest {
-		p["align"] = s.Align
+	st := &boundaryStream{
+		edge:  b.Window + b.EdgeOffset,
+		step:  b.Window * time.Duration(b.EveryWindows),
+		span:  uint64(b.Edge - 1),
+		limit: b.Limit,
+		win:   b.Window,
+		dur:   b.Duration,
+		cost:  b.Cost,
+		keys:  newRoundRobin(b.Keys),
 	}
+	if b.Align == AlignFirstRequest {
+		st.opens = int64(b.Keys)
+		st.j = -st.opens
+	}
+	return openShard(b, st, sh), nil
+}
+
+// Span implements Source: Duration.
+func (b *Boundary) Span() time.Duration { return b.Duration }
+
+// Record implements Source.
+func (b *Boundary) Record() map[string]any {
+	p := record("boundary", b.Duration, b.Keys, b.Cost)
+	p["limit"] = b.Limit
+	p["window_ns"] = int64(b.Window)
+	p["edge_ns"] = int64(b.Edge)
+	p["every_windows"] = b.EveryWindows
+	if b.EdgeOffset != 0 { // said only when set: the default phase is implied
+		p["edge_offset_ns"] = int64(b.EdgeOffset)
+	}
+	if b.Align == AlignFirstRequest {
+		p["align"] = b.Align
+	}
+	return p
+}
+
+// info counts 2*Limit for each attacked edge whose first arrival
+// (edge - Edge) comes before Duration.
+func (b *Boundary) info() Info {
+	info := Info{Keys: b.Keys, Span: b.Duration}
+	first := float64(b.Window - b.Edge)
+	if float64(b.Duration) <= first {
+		return info
+	}
+	step := float64(b.Window) * float64(b.EveryWindows)
+	attacks := math.Floor((float64(b.Duration)-first-1)/step) + 1
+	info.Arrivals = 2 * float64(b.Limit) * attacks
+	return info
 }
 
 // boundaryStream attacks the window edges Window*(1 + j*EveryWindows):
@@ -62,24 +154,6 @@ type boundaryStream struct {
 	cost  int64
 	keys  roundRobin
 	done  bool
-}
-
-func newBoundary(s Spec) (Stream, error) {
-	b := &boundaryStream{
-		edge:  s.Window + s.EdgeOffset,
-		step:  s.Window * time.Duration(s.EveryWindows),
-		span:  uint64(s.Edge - 1),
-		limit: s.Limit,
-		win:   s.Window,
-		dur:   s.Duration,
-		cost:  s.Cost,
-		keys:  newRoundRobin(s.Keys),
-	}
-	if s.Align == AlignFirstRequest {
-		b.opens = int64(s.Keys)
-		b.j = -b.opens
-	}
-	return b, nil
 }
 
 // offset returns the distance from the edge of the i-th arrival of a half

@@ -2,9 +2,49 @@ package workload
 
 import "time"
 
-func checkConstant(s Spec) error { return needRate(s, "constant") }
+// Constant is the constant workload: arrivals evenly spaced 1/Rate apart
+// from 0, keys k0 .. k{Keys-1} round-robin. Its fields are plain values,
+// with no defaults: Spec.Source fills them in. It is safe for concurrent
+// Opens as long as its fields do not change.
+type Constant struct {
+	Rate     float64       // arrivals per second, finite and > 0
+	Duration time.Duration // arrivals come before it; > 0
+	Keys     int           // distinct keys, >= 1
+	Cost     int64         // the cost of every arrival, >= 1
+}
 
-func paramsConstant(s Spec, p map[string]any) { p["rate"] = s.Rate }
+func constantOf(s Spec) (generated, error) {
+	return &Constant{Rate: s.Rate, Duration: s.Duration, Keys: s.Keys, Cost: s.Cost}, nil
+}
+
+// Validate returns nil or an error wrapping ErrInvalid that names the
+// first bad field.
+func (c *Constant) Validate() error {
+	return firstError(checkShape(c.Duration, c.Keys, c.Cost), needRate(c.Rate, "constant"))
+}
+
+// Open implements Source.
+func (c *Constant) Open(sh Shard) (Stream, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	st := &constantStream{perSec: c.Rate, end: float64(c.Duration), dur: c.Duration, cost: c.Cost, keys: newRoundRobin(c.Keys)}
+	return openShard(c, st, sh), nil
+}
+
+// Span implements Source: Duration.
+func (c *Constant) Span() time.Duration { return c.Duration }
+
+// Record implements Source.
+func (c *Constant) Record() map[string]any {
+	p := record("constant", c.Duration, c.Keys, c.Cost)
+	p["rate"] = c.Rate
+	return p
+}
+
+func (c *Constant) info() Info {
+	return Info{Arrivals: c.Rate * c.Duration.Seconds(), Keys: c.Keys, Span: c.Duration}
+}
 
 // constantStream yields arrival i at i*1e9/Rate ns: computed from i each
 // time (one rounding, truncated to the nanosecond), so the times never
@@ -16,16 +56,6 @@ type constantStream struct {
 	dur    time.Duration
 	cost   int64
 	keys   roundRobin
-}
-
-func newConstant(s Spec) (Stream, error) {
-	return &constantStream{
-		perSec: s.Rate,
-		end:    float64(s.Duration),
-		dur:    s.Duration,
-		cost:   s.Cost,
-		keys:   newRoundRobin(s.Keys),
-	}, nil
 }
 
 func (c *constantStream) Next() (Arrival, bool) {

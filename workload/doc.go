@@ -4,7 +4,7 @@
 // A Stream yields Arrivals (an instant since the start of the run, a key and
 // a cost) in non-decreasing time order, one per call to Next. Streams never
 // read the clock: At is virtual time, and the engines decide what it means.
-// Randomised generators draw from a math/rand/v2 PCG seeded from Spec.Seed,
+// Randomised generators draw from a math/rand/v2 PCG seeded from Seed,
 // so the same Spec always yields the same sequence. Memory does not grow
 // with the length of a run, key names are built as keys are first drawn,
 // and Next does not allocate per arrival for the synthetic generators.
@@ -19,9 +19,15 @@
 //	zipf        Poisson arrivals, keys Zipf-distributed
 //	replay:PATH a CSV or JSON lines trace read from a file
 //
-// An engine draws its arrivals from a Source, which opens a Stream for the
-// shard it plays: a Spec (the form flags and scenario files write) is one,
-// and Arrivals, a schedule held in memory (a probe's experiments), another.
+// Each generator has its own type, which holds its parameters and is a
+// Source: Constant, Poisson, Burst and OnOff (the two forms of burst),
+// Boundary, Ramp, Zipf and Replay. An engine draws its arrivals from a
+// Source, which opens a Stream for the shard it plays. A Spec is the form
+// flags and scenario files write, one struct for every generator: its
+// Source method resolves the name and the defaults once and makes the
+// generator's type. Arrivals, a schedule held in memory (a probe's
+// experiments), is a Source too.
 //
-// A Stream is not safe for concurrent use; a Spec is a plain value and is.
+// A Stream is not safe for concurrent use; a Spec is a plain value and is,
+// and a Source is safe for concurrent Opens.
 package workload

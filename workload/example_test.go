@@ -72,3 +72,38 @@ func ExampleArrivals() {
 	// 100ms k0
 	// 4 200ms
 }
+
+// ExampleConstant opens a constant workload built as a type, without a
+// Spec: 4 arrivals per second over 2 keys, round-robin.
+func ExampleConstant() {
+	src := &workload.Constant{Rate: 4, Duration: time.Second, Keys: 2, Cost: 1}
+	st, err := src.Open(workload.Shard{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for a, ok := st.Next(); ok; a, ok = st.Next() {
+		fmt.Println(a.At, a.Key, a.Cost)
+	}
+	fmt.Println(src.Record()["name"], src.Span())
+	// Output:
+	// 0s k0 1
+	// 250ms k1 1
+	// 500ms k0 1
+	// 750ms k1 1
+	// constant 1s
+}
+
+// ExampleSpec_Source resolves a Spec, as flags and scenario files write
+// it, into its generator's type, whose defaults are filled in.
+func ExampleSpec_Source() {
+	src, err := workload.Spec{Name: "boundary", Limit: 100, Window: time.Second, Duration: time.Minute}.Source()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	b := src.(*workload.Boundary)
+	fmt.Println(b.Limit, b.Edge, b.EveryWindows, b.Align)
+	// Output:
+	// 100 10ms 2 epoch
+}

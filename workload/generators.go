@@ -9,16 +9,11 @@ const replayName = "replay"
 type generator struct {
 	name string
 	desc string
-	// check validates what this generator needs, on a spec whose defaults
-	// are applied and whose common fields are already checked.
-	check func(Spec) error
-	// open builds the stream of a checked spec.
-	open func(Spec) (Stream, error)
-	// params adds the generator's parameters to p (see Spec.Params).
-	params func(s Spec, p map[string]any)
-	// expect returns the expected number of arrivals of a checked spec
-	// (nil for replay, whose count Inspect reads from the trace).
-	expect func(Spec) float64
+	// source makes the generator's Source from a spec whose common
+	// defaults are applied and whose common fields are checked, filling
+	// in its own defaults. An error says that the spec's fields do not
+	// fit together; the Source's Validate checks the rest.
+	source func(Spec) (generated, error)
 }
 
 // generators is the one list of workloads, in the order Names returns them.
@@ -27,57 +22,37 @@ var generators = [...]generator{
 	{
 		name:   "constant",
 		desc:   "evenly spaced arrivals, rate per second, keys round-robin",
-		check:  checkConstant,
-		open:   newConstant,
-		params: paramsConstant,
-		expect: expectRate,
+		source: constantOf,
 	},
 	{
 		name:   "poisson",
 		desc:   "Poisson process: exponential gaps with mean 1/rate, keys uniform at random (seeded)",
-		check:  checkPoisson,
-		open:   newPoisson,
-		params: paramsPoisson,
-		expect: expectRate,
+		source: poissonOf,
 	},
 	{
 		name:   "burst",
 		desc:   "N arrivals at the same instant every T (default 10 every 1s), or rate during On then silence during Off",
-		check:  checkBurst,
-		open:   newBurst,
-		params: paramsBurst,
-		expect: expectBurst,
+		source: burstOf,
 	},
 	{
 		name:   "boundary",
 		desc:   "limit arrivals just before a window edge and limit just after it, every 2 windows by default (lets a fixed window through 2L)",
-		check:  checkBoundary,
-		open:   newBoundary,
-		params: paramsBoundary,
-		expect: expectBoundary,
+		source: boundaryOf,
 	},
 	{
 		name:   "ramp",
 		desc:   "deterministic arrivals whose rate changes linearly from rate to rate-end over the duration",
-		check:  checkRamp,
-		open:   newRamp,
-		params: paramsRamp,
-		expect: expectRamp,
+		source: rampOf,
 	},
 	{
 		name:   "zipf",
 		desc:   "Poisson arrivals at rate, keys drawn Zipf(s) over K keys, k0 the most popular (seeded)",
-		check:  checkZipf,
-		open:   newZipf,
-		params: paramsZipf,
-		expect: expectRate,
+		source: zipfOf,
 	},
 	{
 		name:   replayName,
 		desc:   "replay:FILE replays a trace: CSV with header at_ns,key,cost, or JSON lines with the same fields",
-		check:  checkReplay,
-		open:   newReplay,
-		params: func(Spec, map[string]any) {},
+		source: replayOf,
 	},
 }
 
@@ -107,22 +82,22 @@ func Describe(name string) string {
 	return ""
 }
 
-// lookup returns the generator of a Spec.Name and, for replay, the trace
-// path; nil for an unknown name or a replay without a path.
-func lookup(name string) (*generator, string) {
+// lookup returns the generator of a Spec.Name; nil for an unknown name or
+// a replay without a path.
+func lookup(name string) *generator {
 	path, isReplay := strings.CutPrefix(name, replayName+":")
 	switch {
 	case isReplay && path == "", name == replayName:
-		return nil, ""
+		return nil
 	case isReplay:
 		name = replayName
 	}
 	for i := range generators {
 		if generators[i].name == name {
-			return &generators[i], path
+			return &generators[i]
 		}
 	}
-	return nil, ""
+	return nil
 }
 
 // knownNames lists the names for an error message.

@@ -9,6 +9,16 @@ import (
 // instead of hanging it.
 const maxCollect = 5_000_000
 
+// source returns s.Source and fails the test on an error.
+func source(t testing.TB, s Spec) Source {
+	t.Helper()
+	src, err := s.Source()
+	if err != nil {
+		t.Fatalf("Source(%+v): %v", s, err)
+	}
+	return src
+}
+
 // collect drains the stream of s and fails the test on an error.
 func collect(t testing.TB, s Spec) []Arrival {
 	t.Helper()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"strings"
 	"time"
@@ -31,47 +30,54 @@ type Info struct {
 // its context.
 const inspectEvery = 4096
 
-// Inspect returns the Info of s after checking it as New does. For a trace
-// it reads the whole file once, checking every row as the stream will, so
-// that a bad row anywhere is an error wrapping ErrInvalid that names the
-// line, before anything runs; it counts distinct keys up to maxKeys (0: no
+// Inspect returns the Info of src, a Source of this package's
+// generators, after checking it as Open does. For a trace it reads the
+// whole file once, checking every row as the stream will, so that a bad
+// row anywhere is an error wrapping ErrInvalid that names the line,
+// before anything runs; it counts distinct keys up to maxKeys (0: no
 // bound), so that its memory stays bounded by maxKeys keys. It returns
-// ctx.Err() when ctx is done first.
-func Inspect(ctx context.Context, s Spec, maxKeys int) (Info, error) {
-	g, eff, err := s.resolve()
-	if err != nil {
-		return Info{}, err
+// ctx.Err() when ctx is done first. Another Source is an error wrapping
+// ErrInvalid.
+func Inspect(ctx context.Context, src Source, maxKeys int) (Info, error) {
+	switch s := src.(type) {
+	case expected:
+		if err := s.Validate(); err != nil {
+			return Info{}, err
+		}
+		return s.info(), nil
+	case *Replay:
+		if err := s.Validate(); err != nil {
+			return Info{}, err
+		}
+		return s.inspect(ctx, maxKeys)
 	}
-	if g.expect != nil {
-		return Info{Arrivals: g.expect(eff), Keys: eff.Keys, Span: eff.Duration}, nil
-	}
-	return inspectTrace(ctx, eff, maxKeys)
+	return Info{}, fmt.Errorf("%w: cannot inspect a %T", ErrInvalid, src)
 }
 
-// inspectTrace reads the whole trace of a replay spec.
-func inspectTrace(ctx context.Context, s Spec, maxKeys int) (Info, error) {
-	path := strings.TrimPrefix(s.Name, replayName+":")
+// inspect reads the whole trace.
+func (r *Replay) inspect(ctx context.Context, maxKeys int) (Info, error) {
+	path := r.Path
 	f, err := os.Open(path)
 	if err != nil {
 		return Info{}, fmt.Errorf("%w: replay: %w", ErrInvalid, err)
 	}
 	defer f.Close()
-	r, err := openTrace(path, f, formatOf(path), 0) // every row, past Duration too
+	tr, err := openTrace(path, f, formatOf(path), 0) // every row, past Duration too
 	if err != nil {
 		return Info{}, err
 	}
-	info := Info{Span: s.Duration}
+	info := Info{Span: r.Duration}
 	keys := map[string]struct{}{}
 	var last time.Duration
 	for n := 1; ; n++ {
-		a, ok := r.Next()
+		a, ok := tr.Next()
 		if !ok {
 			break
 		}
 		if n%inspectEvery == 0 && ctx.Err() != nil {
 			return Info{}, ctx.Err()
 		}
-		if s.Duration > 0 && a.At >= s.Duration {
+		if r.Duration > 0 && a.At >= r.Duration {
 			continue
 		}
 		info.Arrivals++
@@ -84,7 +90,7 @@ func inspectTrace(ctx context.Context, s Spec, maxKeys int) (Info, error) {
 			keys[strings.Clone(a.Key)] = struct{}{}
 		}
 	}
-	if err := r.Err(); err != nil {
+	if err := tr.Err(); err != nil {
 		var te *traceError
 		if errors.As(err, &te) {
 			te.invalid = true
@@ -92,38 +98,8 @@ func inspectTrace(ctx context.Context, s Spec, maxKeys int) (Info, error) {
 		return Info{}, err
 	}
 	info.Keys = max(len(keys), 1)
-	if s.Duration == 0 {
+	if r.Duration == 0 {
 		info.Span = last + 1
 	}
 	return info, nil
-}
-
-// expectRate: Rate arrivals per second over Duration.
-func expectRate(s Spec) float64 { return s.Rate * s.Duration.Seconds() }
-
-// expectRamp: the mean of the two rates over Duration.
-func expectRamp(s Spec) float64 { return (s.Rate + s.RateEnd) / 2 * s.Duration.Seconds() }
-
-// expectBurst: BurstSize per BurstEvery from 0, or Rate during each On.
-func expectBurst(s Spec) float64 {
-	if !s.isOnOff() {
-		bursts := math.Ceil(float64(s.Duration) / float64(s.BurstEvery))
-		return float64(s.BurstSize) * bursts
-	}
-	period := float64(s.On) + float64(s.Off)
-	full := math.Floor(float64(s.Duration) / period)
-	on := full*float64(s.On) + min(float64(s.Duration)-full*period, float64(s.On))
-	return s.Rate * on / 1e9
-}
-
-// expectBoundary: 2*Limit for each attacked edge whose first arrival
-// (edge - Edge) comes before Duration.
-func expectBoundary(s Spec) float64 {
-	first := float64(s.Window - s.Edge)
-	if float64(s.Duration) <= first {
-		return 0
-	}
-	step := float64(s.Window) * float64(s.EveryWindows)
-	attacks := math.Floor((float64(s.Duration)-first-1)/step) + 1
-	return 2 * float64(s.Limit) * attacks
 }

@@ -17,7 +17,7 @@ import (
 func TestInspectSynthetic(t *testing.T) {
 	for _, s := range synthetic {
 		t.Run(specName(s), func(t *testing.T) {
-			info, err := Inspect(context.Background(), s, 0)
+			info, err := Inspect(context.Background(), source(t, s), 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -39,7 +39,7 @@ func TestInspectSynthetic(t *testing.T) {
 // TestInspectHugeRate: a rate no run could hold gives a count that a bound
 // can refuse, not an overflow.
 func TestInspectHugeRate(t *testing.T) {
-	info, err := Inspect(context.Background(), Spec{Name: "constant", Rate: 1e300, Duration: 2562047 * time.Hour}, 0)
+	info, err := Inspect(context.Background(), &Constant{Rate: 1e300, Duration: 2562047 * time.Hour, Keys: 1, Cost: 1}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestInspectTrace(t *testing.T) {
 			dir := t.TempDir()
 			writeFile(t, filepath.Join(dir, "t.csv"), rows.String()+tt.extra)
 			t.Chdir(dir)
-			info, err := Inspect(context.Background(), Spec{Name: "replay:t.csv", Duration: tt.duration}, tt.maxKeys)
+			info, err := Inspect(context.Background(), &Replay{Path: "t.csv", Duration: tt.duration, Keys: 1}, tt.maxKeys)
 			if tt.wantErr != "" {
 				if !errors.Is(err, ErrInvalid) || err.Error() != "workload: "+tt.wantErr {
 					t.Fatalf("Inspect: %v, want %q wrapping ErrInvalid", err, tt.wantErr)
@@ -108,7 +108,7 @@ func TestInspectCancel(t *testing.T) {
 	writeFile(t, path, rows.String())
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Inspect(ctx, Spec{Name: "replay:" + path}, 0); !errors.Is(err, context.Canceled) {
+	if _, err := Inspect(ctx, &Replay{Path: path, Keys: 1}, 0); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Inspect with a cancelled context: %v, want context.Canceled", err)
 	}
 }

@@ -5,11 +5,58 @@ import (
 	"time"
 )
 
-func checkPoisson(s Spec) error { return needRate(s, "poisson") }
+// Poisson is the poisson workload: a Poisson process at Rate (gaps drawn
+// from an exponential distribution of mean 1/Rate, the first one gap
+// after 0), keys k0 .. k{Keys-1} uniform at random, both drawn from a PCG
+// seeded with Seed. Its fields are plain values, with no defaults:
+// Spec.Source fills them in. It is safe for concurrent Opens as long as
+// its fields do not change.
+type Poisson struct {
+	Rate     float64       // mean arrivals per second, finite and > 0
+	Duration time.Duration // arrivals come before it; > 0
+	Keys     int           // distinct keys, >= 1
+	Cost     int64         // the cost of every arrival, >= 1
+	Seed     uint64        // the same Seed gives the same arrivals
+}
 
-func paramsPoisson(s Spec, p map[string]any) {
-	p["rate"] = s.Rate
-	p["seed"] = s.Seed
+func poissonOf(s Spec) (generated, error) {
+	return &Poisson{Rate: s.Rate, Duration: s.Duration, Keys: s.Keys, Cost: s.Cost, Seed: s.Seed}, nil
+}
+
+// Validate returns nil or an error wrapping ErrInvalid that names the
+// first bad field.
+func (p *Poisson) Validate() error {
+	return firstError(checkShape(p.Duration, p.Keys, p.Cost), needRate(p.Rate, "poisson"))
+}
+
+// Open implements Source.
+func (p *Poisson) Open(sh Shard) (Stream, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	pcg, rng := newRand(p.Seed)
+	st := &poissonStream{
+		clock: newPoissonClock(p.Rate, p.Duration, rng),
+		pcg:   pcg,
+		keys:  newKeySet(p.Keys),
+		cost:  p.Cost,
+	}
+	return openShard(p, st, sh), nil
+}
+
+// Span implements Source: Duration.
+func (p *Poisson) Span() time.Duration { return p.Duration }
+
+// Record implements Source.
+func (p *Poisson) Record() map[string]any {
+	r := record("poisson", p.Duration, p.Keys, p.Cost)
+	r["rate"] = p.Rate
+	r["seed"] = p.Seed
+	return r
+}
+
+func (p *Poisson) info() Info {
+	return Info{Arrivals: p.Rate * p.Duration.Seconds(), Keys: p.Keys, Span: p.Duration}
 }
 
 // poissonClock is the arrival process shared by poisson and zipf: gaps drawn
@@ -24,8 +71,8 @@ type poissonClock struct {
 	dur    time.Duration
 }
 
-func newPoissonClock(s Spec, rng *rand.Rand) poissonClock {
-	return poissonClock{rng: rng, meanNs: 1e9 / s.Rate, end: float64(s.Duration), dur: s.Duration}
+func newPoissonClock(rate float64, d time.Duration, rng *rand.Rand) poissonClock {
+	return poissonClock{rng: rng, meanNs: 1e9 / rate, end: float64(d), dur: d}
 }
 
 // next returns the instant of the next arrival, or false past Duration.
@@ -49,16 +96,6 @@ type poissonStream struct {
 	keys  keySet
 	cost  int64
 	done  bool
-}
-
-func newPoisson(s Spec) (Stream, error) {
-	pcg, rng := newRand(s.Seed)
-	return &poissonStream{
-		clock: newPoissonClock(s, rng),
-		pcg:   pcg,
-		keys:  newKeySet(s.Keys),
-		cost:  s.Cost,
-	}, nil
 }
 
 func (p *poissonStream) Next() (Arrival, bool) {

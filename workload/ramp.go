@@ -5,19 +5,64 @@ import (
 	"time"
 )
 
-func checkRamp(s Spec) error {
-	if err := needRate(s, "ramp"); err != nil {
+// Ramp is the ramp workload: deterministic arrivals whose rate changes
+// linearly from Rate at 0 to RateEnd at Duration, keys k0 .. k{Keys-1}
+// round-robin. Its fields are plain values, with no defaults: Spec.Source
+// fills them in. It is safe for concurrent Opens as long as its fields do
+// not change.
+type Ramp struct {
+	Rate     float64       // arrivals per second at 0, finite and > 0
+	RateEnd  float64       // arrivals per second at Duration, finite and > 0
+	Duration time.Duration // arrivals come before it; > 0
+	Keys     int           // distinct keys, >= 1
+	Cost     int64         // the cost of every arrival, >= 1
+}
+
+func rampOf(s Spec) (generated, error) {
+	return &Ramp{Rate: s.Rate, RateEnd: s.RateEnd, Duration: s.Duration, Keys: s.Keys, Cost: s.Cost}, nil
+}
+
+// Validate returns nil or an error wrapping ErrInvalid that names the
+// first bad field.
+func (r *Ramp) Validate() error {
+	if err := firstError(checkShape(r.Duration, r.Keys, r.Cost), checkRate("RateEnd", r.RateEnd), needRate(r.Rate, "ramp")); err != nil {
 		return err
 	}
-	if s.RateEnd == 0 {
-		return invalid("RateEnd", s.RateEnd, "must be > 0: ramp needs an end rate (arrivals per second)")
+	if r.RateEnd == 0 {
+		return invalid("RateEnd", r.RateEnd, "must be > 0: ramp needs an end rate (arrivals per second)")
 	}
 	return nil
 }
 
-func paramsRamp(s Spec, p map[string]any) {
-	p["rate"] = s.Rate
-	p["rate_end"] = s.RateEnd
+// Open implements Source.
+func (r *Ramp) Open(sh Shard) (Stream, error) {
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	st := &rampStream{
+		b:    r.Rate,
+		a4:   2 * (r.RateEnd - r.Rate) / r.Duration.Seconds(),
+		dur:  r.Duration,
+		cost: r.Cost,
+		keys: newRoundRobin(r.Keys),
+	}
+	return openShard(r, st, sh), nil
+}
+
+// Span implements Source: Duration.
+func (r *Ramp) Span() time.Duration { return r.Duration }
+
+// Record implements Source.
+func (r *Ramp) Record() map[string]any {
+	p := record("ramp", r.Duration, r.Keys, r.Cost)
+	p["rate"] = r.Rate
+	p["rate_end"] = r.RateEnd
+	return p
+}
+
+// info counts the mean of the two rates over Duration.
+func (r *Ramp) info() Info {
+	return Info{Arrivals: (r.Rate + r.RateEnd) / 2 * r.Duration.Seconds(), Keys: r.Keys, Span: r.Duration}
 }
 
 // rampStream is deterministic: the rate r(t) = Rate + (RateEnd-Rate)*t/D
@@ -35,17 +80,6 @@ type rampStream struct {
 	cost int64
 	keys roundRobin
 	done bool
-}
-
-func newRamp(s Spec) (Stream, error) {
-	d := s.Duration.Seconds()
-	return &rampStream{
-		b:    s.Rate,
-		a4:   2 * (s.RateEnd - s.Rate) / d,
-		dur:  s.Duration,
-		cost: s.Cost,
-		keys: newRoundRobin(s.Keys),
-	}, nil
 }
 
 func (r *rampStream) Next() (Arrival, bool) {

@@ -40,23 +40,66 @@ func formatOf(path string) traceFormat {
 	return formatSniff
 }
 
-func checkReplay(Spec) error { return nil } // lookup checked the path; New opens it
+// Replay is the replay workload: the arrivals of a trace file, CSV with
+// the header at_ns,key,cost or JSON lines with the same fields (see
+// Spec.Name). Open reads the file afresh each time. Its fields are plain
+// values, with no defaults: Spec.Source fills them in. It is safe for
+// concurrent Opens as long as its fields do not change.
+type Replay struct {
+	// Path is the trace's file: .csv, .jsonl or .ndjson, or sniffed from
+	// its first byte otherwise.
+	Path string
+	// Duration ends the trace early: arrivals at or after it are not
+	// played. 0 plays the whole trace.
+	Duration time.Duration
+	// Keys is how many distinct keys the trace uses, >= 1, as Inspect
+	// counts them: recorded in result.json, and a trace of one key is
+	// split over shards by arrival index, one of several by key.
+	Keys int
+}
 
-// newReplay opens the trace of a "replay:PATH" spec. A missing or unreadable
-// file, an empty one or a bad CSV header is an error wrapping ErrInvalid.
-func newReplay(s Spec) (Stream, error) {
-	path := strings.TrimPrefix(s.Name, replayName+":")
-	f, err := os.Open(path)
+// replayOf makes the replay workload of a "replay:PATH" spec.
+func replayOf(s Spec) (generated, error) {
+	return &Replay{Path: strings.TrimPrefix(s.Name, replayName+":"), Duration: s.Duration, Keys: s.Keys}, nil
+}
+
+// Validate returns nil or an error wrapping ErrInvalid that names the
+// first bad field. It does not open the trace: Open and Inspect do.
+func (r *Replay) Validate() error {
+	if r.Path == "" {
+		return invalid("Path", `""`, "needs a trace file")
+	}
+	return firstError(nonNegative(r.Duration), checkKeys(r.Keys))
+}
+
+// Open implements Source: it opens the trace. A missing or unreadable
+// file, an empty one or a bad CSV header is an error wrapping ErrInvalid;
+// a bad row later ends the stream with an error that names its line.
+func (r *Replay) Open(sh Shard) (Stream, error) {
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(r.Path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: replay: %w", ErrInvalid, err)
 	}
-	r, err := openTrace(path, f, formatOf(path), s.Duration)
+	st, err := openTrace(r.Path, f, formatOf(r.Path), r.Duration)
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
-	r.closer = f
-	return r, nil
+	st.closer = f
+	return openShard(r, st, sh), nil
+}
+
+// Span implements Source: Duration, 0 for the whole trace (Inspect gives
+// its length).
+func (r *Replay) Span() time.Duration { return r.Duration }
+
+// Record implements Source: the name as a Spec writes it,
+// "replay:PATH", the path, the duration and the keys.
+func (r *Replay) Record() map[string]any {
+	return map[string]any{"name": replayName + ":" + r.Path, "path": r.Path, "duration_ns": int64(r.Duration), "keys": r.Keys}
 }
 
 // replayStream yields the arrivals of a trace read line by line through a

@@ -3,7 +3,6 @@ package workload
 import (
 	"container/heap"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,37 +49,48 @@ type ShardPlan struct {
 	Share []float64
 }
 
-// PlanShards splits s (a valid Spec, a trace's Keys its own count) over n
-// shards by key, balancing the expected arrivals: keys are taken from the
-// most to the least expected (Zipf weights for zipf, equal otherwise) and
-// each goes to the shard that expects the fewest so far. A workload with
-// one key is split by arrival index.
-func PlanShards(s Spec, n int) ShardPlan {
+// PlanShards splits src (a Source of this package, a trace's Keys its own
+// count) over n shards by key, balancing the expected arrivals: keys are
+// taken from the most to the least expected (Zipf weights for zipf, equal
+// otherwise) and each goes to the shard that expects the fewest so far. A
+// workload with one key is split by arrival index; a trace's or a list's
+// keys, not known in advance, and another Source's go by a hash of their
+// name.
+func PlanShards(src Source, n int) ShardPlan {
 	n = max(n, 1)
-	g, _ := lookup(s.Name)
-	if g != nil {
-		s = s.withDefaults(g)
+	var keys int
+	named := false // keys are k0 .. k{keys-1}
+	switch s := src.(type) {
+	case expected:
+		keys, named = s.info().Keys, true
+	case *Replay:
+		keys = s.Keys
+	case *Arrivals:
+		keys = s.Keys
+	default:
+		return ShardPlan{}
 	}
-	if s.Keys <= 1 {
+	if keys <= 1 {
 		share := make([]float64, n)
 		for i := range share {
 			share[i] = 1 / float64(n)
 		}
 		return ShardPlan{ByIndex: true, Share: share}
 	}
-	if g == nil || g.name == replayName {
+	if !named {
 		return ShardPlan{}
 	}
-	w := make([]float64, s.Keys)
+	z, isZipf := src.(*Zipf)
+	w := make([]float64, keys)
 	var sum float64
 	for i := range w {
 		w[i] = 1
-		if g.name == "zipf" {
-			w[i] = 1 / math.Pow(float64(i+1), s.ZipfS)
+		if isZipf {
+			w[i] = z.weight(i)
 		}
 		sum += w[i]
 	}
-	order := make([]int, s.Keys)
+	order := make([]int, keys)
 	for i := range order {
 		order[i] = i
 	}
@@ -91,7 +101,7 @@ func PlanShards(s Spec, n int) ShardPlan {
 	for i := range h {
 		h[i] = load{shard: i}
 	}
-	owner := make([]int32, s.Keys)
+	owner := make([]int32, keys)
 	for _, k := range order {
 		owner[k] = int32(h[0].shard)
 		h[0].sum += w[k]
@@ -149,15 +159,14 @@ func (p ShardPlan) MaxShare() float64 {
 	return m
 }
 
-// NewShard returns a Stream of the arrivals of s that shard sh plays, in
-// the order of the whole stream: New(s) filtered by PlanShards. For the
-// whole schedule it is New(s).
-func NewShard(s Spec, sh Shard) (Stream, error) {
-	st, err := New(s)
-	if err != nil || sh.Whole() {
-		return st, err
+// openShard returns the arrivals of st, the whole stream of src, that
+// shard sh plays, in the order of the whole stream: st itself for the
+// whole schedule, else st filtered by PlanShards(src, sh.N).
+func openShard(src Source, st Stream, sh Shard) Stream {
+	if sh.Whole() {
+		return st
 	}
-	return &shardStream{Stream: st, shard: sh, plan: PlanShards(s, sh.N)}, nil
+	return &shardStream{Stream: st, shard: sh, plan: PlanShards(src, sh.N)}
 }
 
 // Indexed is a Stream that knows where its arrivals stand in the whole

@@ -29,7 +29,7 @@ func TestParseShard(t *testing.T) {
 // drainShard returns every arrival of s's shard sh.
 func drainShard(t *testing.T, s Spec, sh Shard) []Arrival {
 	t.Helper()
-	st, err := NewShard(s, sh)
+	st, err := source(t, s).Open(sh)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,10 +44,10 @@ func drainShard(t *testing.T, s Spec, sh Shard) []Arrival {
 	return out
 }
 
-// TestNewShardPartitions checks that the shards of a schedule are a
+// TestOpenShardPartitions checks that the shards of a schedule are a
 // partition of it, each in the whole's order, every key in one shard only
 // (but for a one-key workload, split by arrival index).
-func TestNewShardPartitions(t *testing.T) {
+func TestOpenShardPartitions(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		spec Spec
@@ -108,7 +108,7 @@ func TestPlanShardsBalances(t *testing.T) {
 		{name: "one key", spec: Spec{Name: "constant", Rate: 1, Duration: time.Second}, n: 4, maxShare: 0.25},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := PlanShards(tc.spec, tc.n)
+			p := PlanShards(source(t, tc.spec), tc.n)
 			var sum float64
 			for _, s := range p.Share {
 				sum += s

@@ -5,10 +5,12 @@ import (
 	"time"
 )
 
-// Source is a workload an engine draws its arrivals from: a Spec (the
-// form flags and scenario files write) or Arrivals held in memory. Each
-// Open starts from the first arrival, so one Source serves every pass of
-// a run. Implementations are safe for concurrent Opens.
+// Source is a workload an engine draws its arrivals from: one of the
+// generators' types (Constant, Poisson, Burst, OnOff, Boundary, Ramp,
+// Zipf, Replay), which Spec.Source makes from the form flags and scenario
+// files write, or Arrivals held in memory. Each Open starts from the
+// first arrival, so one Source serves every pass of a run.
+// Implementations are safe for concurrent Opens.
 type Source interface {
 	// Open returns shard sh's arrivals in non-decreasing At order; the
 	// zero Shard is all of them.
@@ -20,18 +22,22 @@ type Source interface {
 	Record() map[string]any
 }
 
-// Open implements Source: NewShard(s, sh).
-func (s Spec) Open(sh Shard) (Stream, error) { return NewShard(s, sh) }
+// generated is a generator's Source, which checks its own fields.
+type generated interface {
+	Source
+	Validate() error
+}
 
-// Span implements Source: s.Duration.
-func (s Spec) Span() time.Duration { return s.Duration }
+// expected is a generated Source whose arrivals follow from its fields:
+// info is known without running it (every generator but replay).
+type expected interface {
+	generated
+	info() Info
+}
 
-// Record implements Source: s.Params, named as s.Name names the workload
-// (a trace's "replay:PATH", where Params says "replay").
-func (s Spec) Record() map[string]any {
-	p := s.Params()
-	p["name"] = s.Name
-	return p
+// record starts a generator's Record with what every synthetic one has.
+func record(name string, d time.Duration, keys int, cost int64) map[string]any {
+	return map[string]any{"name": name, "duration_ns": int64(d), "keys": keys, "cost": cost}
 }
 
 // Arrivals is a schedule held in memory, as a Source: List in
@@ -60,11 +66,7 @@ func (a *Arrivals) Open(sh Shard) (Stream, error) {
 			return nil, fmt.Errorf("%w: %s: arrival %d at %v comes before the one before it, at %v", ErrInvalid, a.Name, i, x.At, a.List[i-1].At)
 		}
 	}
-	var st Stream = &listStream{list: a.List}
-	if sh.Whole() {
-		return st, nil
-	}
-	return &shardStream{Stream: st, shard: sh, plan: ShardPlan{ByIndex: a.Keys <= 1}}, nil
+	return openShard(a, &listStream{list: a.List}, sh), nil
 }
 
 // Span implements Source: Length.

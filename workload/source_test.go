@@ -7,10 +7,18 @@ import (
 	"time"
 )
 
-// Both kinds of workload are Sources.
+// Every generator's type, and Arrivals, are Sources; all but Replay know
+// their Info in advance.
 var (
-	_ Source = Spec{}
-	_ Source = (*Arrivals)(nil)
+	_ expected  = (*Constant)(nil)
+	_ expected  = (*Poisson)(nil)
+	_ expected  = (*Burst)(nil)
+	_ expected  = (*OnOff)(nil)
+	_ expected  = (*Boundary)(nil)
+	_ expected  = (*Ramp)(nil)
+	_ expected  = (*Zipf)(nil)
+	_ generated = (*Replay)(nil)
+	_ Source    = (*Arrivals)(nil)
 )
 
 // TestArrivalsOpen: a schedule in memory plays back as it was given, from
@@ -96,15 +104,16 @@ func TestArrivalsInvalid(t *testing.T) {
 	}
 }
 
-// TestSpecRecord: a Spec records its parameters under the name it was
-// given, a trace's path and all.
-func TestSpecRecord(t *testing.T) {
-	s := Spec{Name: "replay:traces/a.csv", Keys: 4}
-	r := s.Record()
+// TestReplayRecord: a trace's Source records its parameters under the
+// name its Spec was given, the path and all.
+func TestReplayRecord(t *testing.T) {
+	s := Spec{Name: "replay:traces/a.csv", Keys: 4, Duration: time.Second}
+	src := source(t, s)
+	r := src.Record()
 	if r["name"] != "replay:traces/a.csv" || r["path"] != "traces/a.csv" {
 		t.Errorf("Record() = %v, want name replay:traces/a.csv and path traces/a.csv", r)
 	}
-	if s.Span() != s.Duration {
-		t.Errorf("Span() = %v, want the Duration %v", s.Span(), s.Duration)
+	if src.Span() != s.Duration {
+		t.Errorf("Span() = %v, want the Duration %v", src.Span(), s.Duration)
 	}
 }

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -154,128 +155,87 @@ func snake(field string) string {
 	return b.String()
 }
 
-// Validate reports whether s is a valid Spec for its generator, after the
-// defaults are applied. It returns nil or an error wrapping ErrInvalid that
-// names the first bad field. It does not open a replay trace: New does.
-func (s Spec) Validate() error {
-	_, _, err := s.resolve()
-	return err
-}
-
-// New returns a Stream for s, or an error wrapping ErrInvalid (for replay,
-// also a missing or unreadable trace, or a bad CSV header). The Stream is
-// not safe for concurrent use.
-func New(s Spec) (Stream, error) {
-	g, eff, err := s.resolve()
+// Source resolves s once: it finds the generator that s.Name names,
+// fills in the defaults of zero fields and checks every field, and
+// returns the generator's Source (*Constant, *Poisson, *Burst, *OnOff,
+// *Boundary, *Ramp, *Zipf or *Replay), which holds the resolved values.
+// An error wraps ErrInvalid and names the first bad field. It does not
+// open a replay trace: the Source's Open and Inspect do.
+func (s Spec) Source() (Source, error) {
+	g := lookup(s.Name)
+	if g == nil {
+		if s.Name == replayName || strings.HasPrefix(s.Name, replayName+":") {
+			return nil, invalid("Name", fmt.Sprintf("%q", s.Name), "needs a trace path: replay:PATH")
+		}
+		return nil, invalid("Name", fmt.Sprintf("%q", s.Name), "is not a workload (want %s)", knownNames())
+	}
+	s.Keys = cmp.Or(s.Keys, defaultKeys)
+	s.Cost = cmp.Or(s.Cost, defaultCost)
+	s.ZipfS = cmp.Or(s.ZipfS, defaultZipfS)
+	if err := s.checkCommon(); err != nil {
+		return nil, err
+	}
+	if g.name != replayName {
+		if err := checkDuration(s.Duration); err != nil {
+			return nil, err
+		}
+	}
+	src, err := g.source(s)
+	if err == nil {
+		err = src.Validate()
+	}
 	if err != nil {
 		return nil, err
 	}
-	return g.open(eff)
+	return src, nil
+}
+
+// Validate reports whether s is a valid Spec for its generator, after the
+// defaults are applied: s.Source's error. It does not open a replay
+// trace.
+func (s Spec) Validate() error {
+	_, err := s.Source()
+	return err
+}
+
+// New returns a Stream of all the arrivals of s: s.Source, opened. Its
+// errors wrap ErrInvalid (for replay, also a missing or unreadable trace,
+// or a bad CSV header). The Stream is not safe for concurrent use.
+func New(s Spec) (Stream, error) {
+	src, err := s.Source()
+	if err != nil {
+		return nil, err
+	}
+	return src.Open(Shard{})
 }
 
 // Params returns the parameters that matter for s.Name, with defaults
-// applied, for the "workload" object of result.json: "name" (the generator
-// name, "replay" for a trace, whose path goes in "path") and the
-// generator's fields in snake case. Durations are int64 nanoseconds under
-// keys ending in "_ns". Every value is a string, float64, int, int64 or
-// uint64. For an unknown name it returns only "name".
+// applied, for the "workload" object of result.json: the Record of
+// s.Source, with "name" the generator name ("replay" for a trace, whose
+// path goes in "path") and the generator's fields in snake case.
+// Durations are int64 nanoseconds under keys ending in "_ns". Every value
+// is a string, float64, int, int64 or uint64. For an invalid Spec it
+// returns only "name".
 func (s Spec) Params() map[string]any {
-	g, path := lookup(s.Name)
-	if g == nil {
+	src, err := s.Source()
+	if err != nil {
 		return map[string]any{"name": s.Name}
 	}
-	s = s.withDefaults(g)
-	p := map[string]any{"name": g.name}
-	if g.name == replayName {
-		p["path"] = path
-		p["duration_ns"] = int64(s.Duration)
-		p["keys"] = s.Keys // the trace's own count, when its reader set it
-		return p
+	p := src.Record()
+	if _, ok := src.(*Replay); ok {
+		p["name"] = replayName
 	}
-	p["duration_ns"] = int64(s.Duration)
-	p["keys"] = s.Keys
-	p["cost"] = s.Cost
-	g.params(s, p)
 	return p
 }
 
-// withDefaults returns s with its zero fields set to their defaults for g.
-func (s Spec) withDefaults(g *generator) Spec {
-	if s.Keys == 0 {
-		s.Keys = defaultKeys
-	}
-	if s.Cost == 0 {
-		s.Cost = defaultCost
-	}
-	if s.ZipfS == 0 {
-		s.ZipfS = defaultZipfS
-	}
-	switch g.name {
-	case "burst":
-		if s.On == 0 && s.Off == 0 {
-			if s.BurstSize == 0 {
-				s.BurstSize = defaultBurstSize
-			}
-			if s.BurstEvery == 0 {
-				s.BurstEvery = defaultBurstEvery
-			}
-		}
-	case "boundary":
-		if s.Edge == 0 { // as EdgeSpan says
-			s.Edge = max(s.Window/defaultEdgeDivisor, 1)
-		}
-		if s.EveryWindows == 0 {
-			s.EveryWindows = defaultEveryWindows
-			if s.Align == AlignFirstRequest {
-				s.EveryWindows = minFirstRequestEvery
-			}
-		}
-		if s.Align == "" {
-			s.Align = AlignEpoch
-		}
-	}
-	return s
-}
-
-// resolve finds the generator for s.Name, applies the defaults and checks
-// the fields: first those that are never valid, then what the generator
-// needs.
-func (s Spec) resolve() (*generator, Spec, error) {
-	g, _ := lookup(s.Name)
-	if g == nil {
-		if s.Name == replayName || strings.HasPrefix(s.Name, replayName+":") {
-			return nil, s, invalid("Name", fmt.Sprintf("%q", s.Name), "needs a trace path: replay:PATH")
-		}
-		return nil, s, invalid("Name", fmt.Sprintf("%q", s.Name), "is not a workload (want %s)", knownNames())
-	}
-	s = s.withDefaults(g)
-	if err := s.checkCommon(); err != nil {
-		return nil, s, err
-	}
-	if g.name != replayName && s.Duration <= 0 {
-		return nil, s, invalid("Duration", s.Duration, "must be > 0 (only replay takes 0, for the whole trace)")
-	}
-	if err := g.check(s); err != nil {
-		return nil, s, err
-	}
-	return g, s, nil
-}
-
-// checkCommon rejects the values that no generator accepts.
+// checkCommon rejects the values that no generator accepts, whatever the
+// generator uses.
 func (s Spec) checkCommon() error {
+	err := firstError(checkRate("Rate", s.Rate), checkRate("RateEnd", s.RateEnd), nonNegative(s.Duration),
+		checkKeys(s.Keys), checkZipfS(s.ZipfS), checkCost(s.Cost))
 	switch {
-	case s.Rate != 0 && !positiveFinite(s.Rate):
-		return invalid("Rate", s.Rate, "must be a finite number > 0 (arrivals per second)")
-	case s.RateEnd != 0 && !positiveFinite(s.RateEnd):
-		return invalid("RateEnd", s.RateEnd, "must be a finite number > 0 (arrivals per second)")
-	case s.Duration < 0:
-		return invalid("Duration", s.Duration, "must be >= 0")
-	case s.Keys < 1:
-		return invalid("Keys", s.Keys, "must be >= 1")
-	case !(s.ZipfS > 1) || math.IsInf(s.ZipfS, 0):
-		return invalid("ZipfS", s.ZipfS, "must be a finite number > 1")
-	case s.Cost < 1:
-		return invalid("Cost", s.Cost, "must be >= 1")
+	case err != nil:
+		return err
 	case s.BurstSize < 0:
 		return invalid("BurstSize", s.BurstSize, "must be >= 0")
 	case s.BurstEvery < 0:
@@ -294,32 +254,87 @@ func (s Spec) checkCommon() error {
 		return invalid("EveryWindows", s.EveryWindows, "must be >= 0")
 	case s.EdgeOffset < 0:
 		return invalid("EdgeOffset", s.EdgeOffset, "must be >= 0")
-	case s.Align != "" && s.Align != AlignEpoch && s.Align != AlignFirstRequest:
-		return invalid("Align", fmt.Sprintf("%q", s.Align), "is not %s or %s", AlignEpoch, AlignFirstRequest)
+	}
+	return checkAlign(s.Align)
+}
+
+// firstError returns the first non-nil error of errs.
+func firstError(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-// needRate checks that s.Rate is set, for the generators that use it.
-func needRate(s Spec, name string) error {
-	if s.Rate == 0 {
-		return invalid("Rate", s.Rate, "must be > 0: %s needs a rate (arrivals per second)", name)
+// checkRate checks a rate in arrivals per second: 0 (unset) or a finite
+// number > 0.
+func checkRate(field string, rate float64) error {
+	if rate != 0 && !positiveFinite(rate) {
+		return invalid(field, rate, "must be a finite number > 0 (arrivals per second)")
 	}
 	return nil
+}
+
+// needRate checks the Rate of a generator that uses it: set, and valid.
+func needRate(rate float64, name string) error {
+	if rate == 0 {
+		return invalid("Rate", rate, "must be > 0: %s needs a rate (arrivals per second)", name)
+	}
+	return checkRate("Rate", rate)
+}
+
+// nonNegative checks a Duration that may be 0.
+func nonNegative(d time.Duration) error {
+	if d < 0 {
+		return invalid("Duration", d, "must be >= 0")
+	}
+	return nil
+}
+
+// checkDuration checks the Duration of a synthetic generator: > 0.
+func checkDuration(d time.Duration) error {
+	if d == 0 {
+		return invalid("Duration", d, "must be > 0 (only replay takes 0, for the whole trace)")
+	}
+	return nonNegative(d)
+}
+
+func checkKeys(n int) error {
+	if n < 1 {
+		return invalid("Keys", n, "must be >= 1")
+	}
+	return nil
+}
+
+func checkCost(c int64) error {
+	if c < 1 {
+		return invalid("Cost", c, "must be >= 1")
+	}
+	return nil
+}
+
+func checkZipfS(s float64) error {
+	if !(s > 1) || math.IsInf(s, 0) {
+		return invalid("ZipfS", s, "must be a finite number > 1")
+	}
+	return nil
+}
+
+func checkAlign(a string) error {
+	if a != "" && a != AlignEpoch && a != AlignFirstRequest {
+		return invalid("Align", fmt.Sprintf("%q", a), "is not %s or %s", AlignEpoch, AlignFirstRequest)
+	}
+	return nil
+}
+
+// checkShape checks what every synthetic generator has: its Duration,
+// Keys and Cost.
+func checkShape(d time.Duration, keys int, cost int64) error {
+	return firstError(checkDuration(d), checkKeys(keys), checkCost(cost))
 }
 
 func positiveFinite(x float64) bool {
 	return x > 0 && !math.IsInf(x, 1)
-}
-
-// EdgeSpan is what each half of a boundary attack spans, Edge with its
-// default (Window/100) filled in; 0 for the other workloads.
-func (s Spec) EdgeSpan() time.Duration {
-	switch {
-	case s.Name != "boundary":
-		return 0
-	case s.Edge > 0:
-		return s.Edge
-	}
-	return max(s.Window/defaultEdgeDivisor, 1)
 }

@@ -45,7 +45,7 @@ func TestBackendFault(t *testing.T) {
 	srv := startRedis(t)
 	redis.SetClientLog(io.Discard) // "failed to dial", by design here
 	p := algorithms.Policy{Limit: 100, Window: time.Second}
-	cfg := bench.Config{Policy: p, Workload: workload.Spec{Name: "constant", Rate: 400, Duration: 10 * time.Second, Keys: 1, Cost: 1}}
+	cfg := bench.Config{Policy: p, Workload: &workload.Constant{Rate: 400, Duration: 10 * time.Second, Keys: 1, Cost: 1}}
 	for _, tc := range []struct{ failOpen, batched bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
 		failOpen := tc.failOpen
 		t.Run("fail-open="+strconv.FormatBool(failOpen)+"/batched="+strconv.FormatBool(tc.batched), func(t *testing.T) {
@@ -229,7 +229,7 @@ func liveOutage(t *testing.T, o outage) (result.Run, *outageLog) {
 	srv := startRedis(t)
 	redis.SetClientLog(io.Discard)
 	p := algorithms.Policy{Limit: 100, Window: time.Second}
-	spec := workload.Spec{Name: "constant", Rate: o.rate, Duration: 3 * time.Second, Keys: o.keys, Cost: 1}
+	spec := &workload.Constant{Rate: o.rate, Duration: 3 * time.Second, Keys: o.keys, Cost: 1}
 	cfg := bench.LiveConfig{Config: bench.Config{Policy: p, Workload: spec}, Workers: o.workers, Calibration: -1}
 	opts := backend.Options{Live: true, Workers: o.workers, FailOpen: true, Timeout: 100 * time.Millisecond}
 	targets := backendTargets(t, []string{"gcra"}, p, o.keys, 1, "redis://"+srv.Addr(), opts)

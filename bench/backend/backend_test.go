@@ -161,20 +161,23 @@ func TestBackendSameAsMemory(t *testing.T) {
 		"redis+cluster://" + cluster.Nodes[0].Addr() + "," + cluster.Nodes[1].Addr(),
 		"sqlite://" + filepath.Join(t.TempDir(), "limits.db"),
 	}
-	for _, w := range []workload.Spec{
-		{Name: "zipf", Rate: 150, Duration: 4 * time.Second, Keys: 20, Cost: 1, Seed: 42},
-		{Name: "boundary", Limit: 50, Window: time.Second, Duration: 4 * time.Second, Keys: 1, Cost: 2},
+	for _, w := range []struct {
+		src  workload.Source
+		keys int
+	}{
+		{&workload.Zipf{Rate: 150, S: 1.1, Duration: 4 * time.Second, Keys: 20, Cost: 1, Seed: 42}, 20},
+		{&workload.Boundary{Limit: 50, Window: time.Second, Edge: 10 * time.Millisecond, EveryWindows: 2, Duration: 4 * time.Second, Keys: 1, Cost: 2}, 1},
 	} {
-		cfg := bench.Config{Policy: p, Workload: w, Reference: backend.Reference(p, w.Keys)}
-		mem := simRuns(t, cfg, backendTargets(t, nil, p, w.Keys, 1, "memory", backend.Options{}))
+		cfg := bench.Config{Policy: p, Workload: w.src, Reference: backend.Reference(p, w.keys)}
+		mem := simRuns(t, cfg, backendTargets(t, nil, p, w.keys, 1, "memory", backend.Options{}))
 		want := map[string]result.Run{}
 		for _, r := range mem {
 			want[r.Algorithm] = r
 		}
 		for _, url := range backends {
-			for _, r := range simRuns(t, cfg, backendTargets(t, nil, p, w.Keys, 1, url, backend.Options{})) {
+			for _, r := range simRuns(t, cfg, backendTargets(t, nil, p, w.keys, 1, url, backend.Options{})) {
 				if r.Errors != 0 {
-					t.Fatalf("%s %s on %s: %d errors %v", w.Name, r.Algorithm, url, r.Errors, r.ErrorKinds)
+					t.Fatalf("%s %s on %s: %d errors %v", w.src.Record()["name"], r.Algorithm, url, r.Errors, r.ErrorKinds)
 				}
 				m := want[r.Algorithm]
 				r.Backend = m.Backend
@@ -182,7 +185,7 @@ func TestBackendSameAsMemory(t *testing.T) {
 				exp, _ := json.Marshal(m)
 				if string(got) != string(exp) {
 					t.Errorf("%s %s on %s: admitted %d, memory %d; the runs differ:\n got %s\nwant %s",
-						w.Name, r.Algorithm, url, r.Admitted, m.Admitted, got, exp)
+						w.src.Record()["name"], r.Algorithm, url, r.Admitted, m.Admitted, got, exp)
 				}
 			}
 		}
@@ -195,7 +198,7 @@ func TestBackendSameAsMemory(t *testing.T) {
 func TestBackendReplicas(t *testing.T) {
 	node := startRedis(t)
 	p := algorithms.Policy{Limit: 100, Window: time.Second, Burst: 1}
-	cfg := bench.Config{Policy: p, Workload: workload.Spec{Name: "constant", Rate: 800, Duration: 5 * time.Second, Keys: 1, Cost: 1}}
+	cfg := bench.Config{Policy: p, Workload: &workload.Constant{Rate: 800, Duration: 5 * time.Second, Keys: 1, Cost: 1}}
 	algos := []string{"sliding-log", "gcra", "token-bucket", "fixed-window", "sliding-counter"}
 	one := simRuns(t, cfg, backendTargets(t, algos, p, 1, 1, "memory", backend.Options{}))
 	four := simRuns(t, cfg, backendTargets(t, algos, p, 1, 4, "memory", backend.Options{}))

@@ -14,23 +14,32 @@ import (
 	"github.com/ratebench/ratebench/workload"
 )
 
-// Benchmark drives target with cfg's workload from a user's own
-// `go test -bench`: a workload.Spec is stretched to about b.N arrivals
-// (its Duration is set from its Rate; other sources are played as they
-// are), the time per arrival is what go test
-// reports, and the measures are reported as metrics: admitted/op (the share
-// admitted), burst-ratio (most admitted in any span W over L) and
+// BenchmarkSpec drives target with spec from a user's own
+// `go test -bench`, as Benchmark, stretched to about b.N arrivals: its
+// Duration is set from its Rate, to at least the policy's window, and its
+// Source becomes cfg.Workload.
+func BenchmarkSpec(b *testing.B, cfg bench.Config, spec workload.Spec, target call.Target) {
+	b.Helper()
+	if spec.Rate > 0 {
+		spec.Duration = time.Duration(float64(b.N) / spec.Rate * 1e9)
+	}
+	spec.Duration = max(spec.Duration, cfg.Policy.Window)
+	src, err := spec.Source()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg.Workload = src
+	Benchmark(b, cfg, target)
+}
+
+// Benchmark drives target with cfg's workload, played as it is, from a
+// user's own `go test -bench`: the time per arrival is what go test
+// reports, and the measures are reported as metrics: admitted/op (the
+// share admitted), burst-ratio (most admitted in any span W over L) and
 // theory-ratio.
 func Benchmark(b *testing.B, cfg bench.Config, target call.Target) {
 	b.Helper()
 	b.ReportAllocs()
-	if s, ok := cfg.Workload.(workload.Spec); ok {
-		if s.Rate > 0 {
-			s.Duration = time.Duration(float64(b.N) / s.Rate * 1e9)
-		}
-		s.Duration = max(s.Duration, cfg.Policy.Window)
-		cfg.Workload = s
-	}
 	b.ResetTimer()
 	runs, err := bench.Simulate(context.Background(), cfg, []call.Target{target})
 	b.StopTimer()

@@ -16,11 +16,12 @@ import (
 // theory, as metrics go test prints.
 func TestBenchmarkReports(t *testing.T) {
 	p := algorithms.Policy{Limit: 100, Window: time.Second}
-	cfg := bench.Config{Policy: p, Workload: workload.Spec{Name: "boundary", Limit: 100, Window: time.Second, Rate: 100, Keys: 1}}
+	cfg := bench.Config{Policy: p}
+	spec := workload.Spec{Name: "boundary", Limit: 100, Window: time.Second, Rate: 100, Keys: 1}
 	target := call.Target{Name: "fixed-window", Theory: 2 * p.Limit, New: func() (algorithms.Limiter, error) {
 		return algorithms.NewFixedWindow(p)
 	}}
-	r := testing.Benchmark(func(b *testing.B) { benchtest.Benchmark(b, cfg, target) })
+	r := testing.Benchmark(func(b *testing.B) { benchtest.BenchmarkSpec(b, cfg, spec, target) })
 	if r.N == 0 {
 		t.Fatal("the benchmark did not run")
 	}

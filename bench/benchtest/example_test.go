@@ -11,12 +11,12 @@ import (
 	"github.com/ratebench/ratebench/workload"
 )
 
-// BenchmarkOwnLimiter shows benchtest.Benchmark in a user's `go test -bench`:
-// ns/op per arrival, plus admitted/op and burst-ratio as metrics.
+// BenchmarkOwnLimiter shows benchtest.BenchmarkSpec in a user's
+// `go test -bench`: ns/op per arrival, plus admitted/op and burst-ratio as
+// metrics.
 func BenchmarkOwnLimiter(b *testing.B) {
 	p := algorithms.Policy{Limit: 100, Window: time.Second}
-	cfg := bench.Config{Policy: p, Workload: workload.Spec{Name: "poisson", Rate: 150, Seed: 1}}
-	benchtest.Benchmark(b, cfg, call.Target{Name: "gcra", Theory: 2 * p.Limit, New: func() (algorithms.Limiter, error) {
+	benchtest.BenchmarkSpec(b, bench.Config{Policy: p}, workload.Spec{Name: "poisson", Rate: 150, Seed: 1}, call.Target{Name: "gcra", Theory: 2 * p.Limit, New: func() (algorithms.Limiter, error) {
 		return algorithms.NewGCRA(p)
 	}})
 }

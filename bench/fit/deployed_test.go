@@ -32,7 +32,7 @@ func TestFitDeployedSimTraces(t *testing.T) {
 		{algo: "haproxy-req-rate", p: algorithms.Policy{Limit: 100, Window: 10 * time.Second}, rate: 1, duration: 2 * time.Minute},
 	} {
 		t.Run(tc.algo+"/"+tc.p.String(), func(t *testing.T) {
-			spec := workload.Spec{Name: "poisson", Rate: tc.rate * tc.p.Rate(), Duration: tc.duration, Keys: 1, Cost: 1, Seed: 5}
+			spec := &workload.Poisson{Rate: tc.rate * tc.p.Rate(), Duration: tc.duration, Keys: 1, Cost: 1, Seed: 5}
 			res, err := fit.Run(simTrace(t, tc.algo, tc.p, spec), fit.Options{})
 			if err != nil {
 				t.Fatal(err)

@@ -27,8 +27,8 @@ import (
 func TestFitSimTraces(t *testing.T) {
 	// Poisson at twice the rate: random gaps tell the models apart,
 	// overload shows the rate, and window edges the phase.
-	spec := func(rate float64) workload.Spec {
-		return workload.Spec{Name: "poisson", Rate: rate, Duration: 30 * time.Second, Keys: 1, Cost: 1, Seed: 5}
+	spec := func(rate float64) workload.Source {
+		return &workload.Poisson{Rate: rate, Duration: 30 * time.Second, Keys: 1, Cost: 1, Seed: 5}
 	}
 	for _, tc := range []struct {
 		algo string
@@ -129,7 +129,7 @@ func TestFitTimingMisses(t *testing.T) {
 	for _, algo := range []string{"sliding-log", "gcra", "httprate"} {
 		t.Run(algo, func(t *testing.T) {
 			reqs := simTrace(t, algo, algorithms.Policy{Limit: 25, Window: 1500 * time.Millisecond, Burst: 25},
-				workload.Spec{Name: "poisson", Rate: 120, Duration: 20 * time.Second, Keys: 1, Cost: 1, Seed: 3})
+				&workload.Poisson{Rate: 120, Duration: 20 * time.Second, Keys: 1, Cost: 1, Seed: 3})
 			rng := rand.New(rand.NewPCG(1, 2))
 			for i := range reqs {
 				reqs[i].Sent += time.Duration(rng.Int64N(int64(4*time.Millisecond))) - 2*time.Millisecond

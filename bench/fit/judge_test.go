@@ -17,15 +17,15 @@ import (
 // the trace, says whether denied requests count only when the trace can
 // tell, and is sure only when one kind of model explains the trace.
 func TestFitVerdicts(t *testing.T) {
-	poisson := func(rate float64) workload.Spec {
-		return workload.Spec{Name: "poisson", Rate: rate, Duration: 30 * time.Second, Keys: 1, Cost: 1, Seed: 5}
+	poisson := func(rate float64) workload.Source {
+		return &workload.Poisson{Rate: rate, Duration: 30 * time.Second, Keys: 1, Cost: 1, Seed: 5}
 	}
 	no := false
 	for _, tc := range []struct {
 		why        string
 		algo       string
 		p          algorithms.Policy
-		spec       workload.Spec
+		spec       workload.Source
 		equivalent []string // all of these among Best.Equivalent
 		denied     *bool
 		confidence string
@@ -150,7 +150,7 @@ func halvingTrace(rate float64, pause int, floor int64) []fit.Request {
 // contradicts a model the service is not, and cannot tell a limit one off.
 func TestFitTimingDoubt(t *testing.T) {
 	reqs := simTrace(t, "fixed-window", algorithms.Policy{Limit: 40, Window: time.Second},
-		workload.Spec{Name: "poisson", Rate: 53, Duration: 30 * time.Second, Keys: 1, Cost: 1, Seed: 5})
+		&workload.Poisson{Rate: 53, Duration: 30 * time.Second, Keys: 1, Cost: 1, Seed: 5})
 	for i := range reqs {
 		reqs[i].Done = reqs[i].Sent + 30*time.Millisecond
 	}

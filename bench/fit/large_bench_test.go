@@ -16,7 +16,7 @@ import (
 // millisecond.
 func BenchmarkFitLarge(b *testing.B) {
 	reqs := simTrace(b, "fixed-window", algorithms.Policy{Limit: 5000, Window: time.Second},
-		workload.Spec{Name: "poisson", Rate: 10000, Duration: 10 * time.Second, Keys: 1, Cost: 1, Seed: 5})
+		&workload.Poisson{Rate: 10000, Duration: 10 * time.Second, Keys: 1, Cost: 1, Seed: 5})
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range reqs {
 		reqs[i].Done = reqs[i].Sent + time.Duration(rng.Int64N(int64(time.Millisecond)))

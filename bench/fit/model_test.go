@@ -37,7 +37,7 @@ func TestModelsMatchAlgorithms(t *testing.T) {
 			for _, keys := range []int{1, 3} {
 				e, _ := all.Lookup(algo)
 				var reqs rowsOf
-				spec := workload.Spec{Name: "poisson", Rate: 2 * p.Rate() * float64(keys), Duration: 20 * time.Second, Keys: keys, Cost: 1, Seed: 9}
+				spec := &workload.Poisson{Rate: 2 * p.Rate() * float64(keys), Duration: 20 * time.Second, Keys: keys, Cost: 1, Seed: 9}
 				cfg := bench.Config{Policy: p, Workload: spec, Trace: &reqs}
 				tgt := call.Target{Name: algo, New: func() (algorithms.Limiter, error) { return e.New(p) }}
 				if _, err := bench.Simulate(context.Background(), cfg, []call.Target{tgt}); err != nil {

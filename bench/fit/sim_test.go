@@ -21,7 +21,7 @@ func (r *requests) Row(row call.Row) {
 
 // simTrace runs algo with p over spec in the simulator and returns its
 // trace.
-func simTrace(t testing.TB, algo string, p algorithms.Policy, spec workload.Spec) []fit.Request {
+func simTrace(t testing.TB, algo string, p algorithms.Policy, spec workload.Source) []fit.Request {
 	t.Helper()
 	e, err := all.Lookup(algo)
 	if err != nil {

@@ -70,7 +70,7 @@ func attack(t *testing.T, cfg httpexec.Config, lcfg bench.LiveConfig, reject ...
 
 // constant is a live config of one constant workload.
 func constant(rate float64, d time.Duration, keys int) bench.LiveConfig {
-	return bench.LiveConfig{Config: bench.Config{Workload: workload.Spec{Name: "constant", Rate: rate, Duration: d, Keys: keys, Cost: 1}}}
+	return bench.LiveConfig{Config: bench.Config{Workload: &workload.Constant{Rate: rate, Duration: d, Keys: keys, Cost: 1}}}
 }
 
 // TestExecutorOutcomes: each status goes where it belongs (2xx admitted,

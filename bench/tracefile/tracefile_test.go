@@ -65,7 +65,7 @@ func TestWriter(t *testing.T) {
 		t.Errorf("folder holds %d files, want requests.csv alone", len(entries))
 	}
 
-	s, err := workload.New(workload.Spec{Name: "replay:" + filepath.Join(dir, tracefile.Name)})
+	s, err := (&workload.Replay{Path: filepath.Join(dir, tracefile.Name), Keys: 1}).Open(workload.Shard{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -251,10 +251,11 @@ func (f *attackFlags) plan(ctx context.Context) (*attack, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := spec.Validate(); err != nil {
-		return nil, workloadError(err)
+	src, err := source(spec)
+	if err != nil {
+		return nil, err
 	}
-	info, _, err := inspect(ctx, &spec, bounds{maxKeys: f.maxKeys, maxArrivals: f.maxArrivals, closed: f.rate == 0})
+	info, _, err := inspect(ctx, src, bounds{maxKeys: f.maxKeys, maxArrivals: f.maxArrivals, closed: f.rate == 0})
 	if err != nil {
 		return nil, err
 	}
@@ -270,15 +271,15 @@ func (f *attackFlags) plan(ctx context.Context) (*attack, error) {
 		return nil, usageError{err}
 	}
 	a := &attack{client: client, url: f.url, method: cmpOr(f.method, http.MethodGet), keyHeader: f.keyHeader, algo: f.algo,
-		shard: sh, warnings: append(sh.balance(spec), rateUnused(spec, f.rateSet && f.rate > 0)...), checks: f.checks,
+		shard: sh, warnings: append(sh.balance(src), rateUnused(src, spec.Rate, f.rateSet && f.rate > 0)...), checks: f.checks,
 		progress: f.progress.mode}
 	a.reject, _ = parseStatuses(f.rejectStatus) // checked
 	a.cfg = bench.LiveConfig{
-		Config:      bench.Config{Policy: algorithms.Policy{Limit: f.limit, Window: f.window, Burst: f.burst}, Workload: spec, Span: info.Span},
+		Config:      bench.Config{Policy: algorithms.Policy{Limit: f.limit, Window: f.window, Burst: f.burst}, Workload: src, Span: info.Span},
 		MaxInFlight: f.maxInFlight, Closed: f.rate == 0, Connections: f.conns, HonorRetryAfter: f.honor,
 	}
 	a.cfg.Shard, a.cfg.StartAt = sh.sh, sh.at
-	if spec.Name == "boundary" && spec.Align != workload.AlignFirstRequest {
+	if b, ok := src.(*workload.Boundary); ok && b.Align != workload.AlignFirstRequest {
 		a.cfg.AlignStart = f.window // windows start at multiples of W since the epoch
 	}
 	a.target = call.Target{Name: "http", Backend: hostOf(f.url), Replicas: 1}

@@ -87,7 +87,11 @@ func (e *env) boundaryCommand() *command {
 			return err
 		}
 		bd := bounds{maxKeys: 1, maxArrivals: defaultMaxArrivals}
-		info, _, err := inspect(ctx, &spec, bd)
+		src, err := source(spec)
+		if err != nil {
+			return err
+		}
+		info, _, err := inspect(ctx, src, bd)
 		if err != nil {
 			return err
 		}
@@ -101,7 +105,7 @@ func (e *env) boundaryCommand() *command {
 			return err
 		}
 		defer closeFn()
-		cfg := bench.Config{Policy: p, Workload: spec, Span: info.Span, Reference: backend.Reference(p, 1)}
+		cfg := bench.Config{Policy: p, Workload: src, Span: info.Span, Reference: backend.Reference(p, 1)}
 		res, err := e.execute(ctx, measured{eng: simEngine, cfg: cfg, targets: targets, out: o, noReport: noReport})
 		if res != nil && err == nil {
 			e.explain(res)

@@ -166,13 +166,24 @@ func (f *runFlags) spec(p algorithms.Policy) (workload.Spec, error) {
 	return s, nil
 }
 
+// source makes the Source of s: a bad field is a usage error that names
+// its flag.
+func source(s workload.Spec) (workload.Source, error) {
+	src, err := s.Source()
+	if err != nil {
+		return nil, workloadError(err)
+	}
+	return src, nil
+}
+
 // inspect reads what the workload holds (a trace: the whole file, once)
 // and checks it against the bounds: a bad trace row, too many keys or too
-// many arrivals are usage errors. For a trace, s.Keys becomes its own key
-// count. refKeys bounds the distinct keys, for the exact reference.
-func inspect(ctx context.Context, s *workload.Spec, b bounds) (info workload.Info, refKeys int, err error) {
-	replay := strings.HasPrefix(s.Name, "replay:")
-	info, err = workload.Inspect(ctx, *s, b.maxKeys)
+// many arrivals are usage errors. For a trace, its Source's Keys becomes
+// its own key count, as info.Keys says for every workload. refKeys bounds
+// the distinct keys, for the exact reference.
+func inspect(ctx context.Context, src workload.Source, b bounds) (info workload.Info, refKeys int, err error) {
+	trace, replay := src.(*workload.Replay)
+	info, err = workload.Inspect(ctx, src, b.maxKeys)
 	switch {
 	case errors.Is(err, workload.ErrInvalid):
 		return info, 0, workloadError(err)
@@ -181,13 +192,13 @@ func inspect(ctx context.Context, s *workload.Spec, b bounds) (info workload.Inf
 	case info.Arrivals > b.maxArrivals && !b.closed:
 		return info, 0, usagef("the workload expects about %.4g arrivals, more than -max-arrivals %.4g: lower -rate or -duration, or raise -max-arrivals", info.Arrivals, b.maxArrivals)
 	case replay && info.KeysOver && !b.lossy:
-		return info, 0, usagef("%s has more than %d distinct keys, and -max-keys is %d: raise -max-keys, or choose -on-full evict-lossy", s.Name, b.maxKeys, b.maxKeys)
-	case !replay && s.Keys > b.maxKeys && !b.lossy:
-		return info, 0, usagef("-keys %d is more than -max-keys %d: raise -max-keys, or choose -on-full evict-lossy", s.Keys, b.maxKeys)
+		return info, 0, usagef("%s has more than %d distinct keys, and -max-keys is %d: raise -max-keys, or choose -on-full evict-lossy", trace.Record()["name"], b.maxKeys, b.maxKeys)
+	case !replay && info.Keys > b.maxKeys && !b.lossy:
+		return info, 0, usagef("-keys %d is more than -max-keys %d: raise -max-keys, or choose -on-full evict-lossy", info.Keys, b.maxKeys)
 	}
 	refKeys = info.Keys
 	if replay {
-		s.Keys = info.Keys
+		trace.Keys = info.Keys
 		if info.KeysOver { // every key seen once at most: the arrivals bound them
 			refKeys = int(min(info.Arrivals, math.MaxInt32))
 		}
@@ -259,7 +270,11 @@ func (f *runFlags) plan(ctx context.Context) (measured, func() error, error) {
 	if err := f.sharedState(sh); err != nil {
 		return measured{}, nil, err
 	}
-	info, refKeys, err := inspect(ctx, &s, b)
+	src, err := source(s)
+	if err != nil {
+		return measured{}, nil, err
+	}
+	info, refKeys, err := inspect(ctx, src, b)
 	if err != nil {
 		return measured{}, nil, err
 	}
@@ -277,20 +292,20 @@ func (f *runFlags) plan(ctx context.Context) (measured, func() error, error) {
 	if err != nil {
 		return measured{}, nil, err
 	}
-	targets, closeFn, err := f.backend.targets(names, p, s.Keys, f.replicas, f.mode == "live", f.workers, b)
+	targets, closeFn, err := f.backend.targets(names, p, info.Keys, f.replicas, f.mode == "live", f.workers, b)
 	if err != nil {
 		out.abandon()
 		return measured{}, nil, err
 	}
 	m := measured{
 		eng:      f.engine(sh.at),
-		cfg:      bench.Config{Policy: p, Workload: s, Span: info.Span, Reference: backend.Reference(p, refKeys), Shard: sh.sh},
+		cfg:      bench.Config{Policy: p, Workload: src, Span: info.Span, Reference: backend.Reference(p, refKeys), Shard: sh.sh},
 		targets:  targets,
 		out:      out,
 		seed:     f.seed,
 		noReport: f.noReport,
 		trace:    f.trace,
-		warnings: append(append(costWarnings(names, f.cost, p), sh.balance(s)...), rateUnused(s, f.rateSet)...),
+		warnings: append(append(costWarnings(names, f.cost, p), sh.balance(src)...), rateUnused(src, s.Rate, f.rateSet)...),
 		shard:    sh,
 		checks:   f.checks,
 		progress: f.progress.mode,
@@ -301,12 +316,16 @@ func (f *runFlags) plan(ctx context.Context) (measured, func() error, error) {
 // rateUnused is a warning when -rate was given to a workload that sets
 // its own arrivals (boundary, bursts of -burst-size, a replay), which
 // would otherwise pass in silence.
-func rateUnused(s workload.Spec, rateSet bool) []string {
-	p := s.Params()
+func rateUnused(src workload.Source, rate float64, rateSet bool) []string {
+	p := src.Record()
 	if _, uses := p["rate"]; uses || !rateSet {
 		return nil
 	}
-	return []string{fmt.Sprintf("-rate %g is not used: the %s workload sets its own arrivals", s.Rate, p["name"])}
+	name := p["name"]
+	if _, replay := src.(*workload.Replay); replay {
+		name = "replay" // its Record names the trace too
+	}
+	return []string{fmt.Sprintf("-rate %g is not used: the %s workload sets its own arrivals", rate, name)}
 }
 
 // sharedState checks -prefix against the backend and the shard, and names

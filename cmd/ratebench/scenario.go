@@ -37,12 +37,11 @@ func (e *env) runScenario(ctx context.Context, path, out string, noReport bool, 
 	}
 	runs := make([]measured, len(cells))
 	for i, c := range cells {
-		info, refKeys, err := inspect(ctx, &c.Spec, b)
+		info, refKeys, err := inspect(ctx, c.Source, b) // a trace's Source takes its own count of keys
 		if err != nil {
 			return fmt.Errorf("%s: %s: %w", path, c.Name, err)
 		}
-		c.Config.Workload = c.Spec // with a trace's own count of keys
-		targets, err := backend.MemoryTargets(c.Algorithms, c.Config.Policy, backend.Keys{N: c.Spec.Keys}, c.Replicas)
+		targets, err := backend.MemoryTargets(c.Algorithms, c.Config.Policy, backend.Keys{N: info.Keys}, c.Replicas)
 		if err != nil {
 			return usageError{fmt.Errorf("%s: %w", path, err)}
 		}

@@ -78,8 +78,8 @@ type scenarioWorkload struct {
 // cell is one (policy, workload) pair of a scenario, checked: the engine
 // config (without Span, which a trace's reading gives) and what to run.
 type cell struct {
-	Name       string        // folder name: <workload>[-<policy index>]
-	Spec       workload.Spec // the workload, also Config.Workload
+	Name       string          // folder name: <workload>[-<policy index>]
+	Source     workload.Source // the workload, also Config.Workload
 	Config     bench.Config
 	Algorithms []string // checked names; empty means all
 	Replicas   int
@@ -162,14 +162,15 @@ func (s *scenario) makeCell(p algorithms.Policy, sw scenarioWorkload, field stri
 	if spec.RateEnd == 0 {
 		spec.RateEnd = 3 * p.Rate()
 	}
-	if err := spec.Validate(); err != nil {
+	src, err := spec.Source()
+	if err != nil {
 		return cell{}, scenarioErr(field, "%v", err)
 	}
 	name := strings.NewReplacer("/", "-", ":", "-", ".", "-").Replace(sw.Name)
 	return cell{
 		Name:       name,
-		Spec:       spec,
-		Config:     bench.Config{Policy: p, Workload: spec, Reference: backend.Reference(p, spec.Keys)},
+		Source:     src,
+		Config:     bench.Config{Policy: p, Workload: src, Reference: backend.Reference(p, spec.Keys)},
 		Algorithms: s.Algorithms,
 		Replicas:   int(first(s.Replicas, 1)),
 		Seed:       spec.Seed,

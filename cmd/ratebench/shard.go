@@ -85,13 +85,13 @@ func (r shardRun) meta() *result.Shard {
 	return m
 }
 
-// balance says when one shard expects much more than 1/N of s's
+// balance says when one shard expects much more than 1/N of src's
 // arrivals (more than 1.5/N): that host carries more of the load.
-func (r shardRun) balance(s workload.Spec) []string {
+func (r shardRun) balance(src workload.Source) []string {
 	if r.sh.Whole() {
 		return nil
 	}
-	p := workload.PlanShards(s, r.sh.N)
+	p := workload.PlanShards(src, r.sh.N)
 	n := float64(r.sh.N)
 	if m := p.MaxShare(); m > 1.5/n {
 		return []string{fmt.Sprintf("-shard %s: the keys cannot be split evenly: one shard expects %.3g%% of the arrivals, not %.3g%% (this one %.3g%%)",
