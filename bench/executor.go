@@ -1,6 +1,6 @@
 package bench
 
-// kindError carries an executor's error kind to the recorder, which counts
+// kindError carries an executor's error kind to the summary, which counts
 // errors by ErrorKind.
 type kindError struct {
 	kind string

@@ -8,11 +8,11 @@ import (
 
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/bench/call"
-	"github.com/ratebench/ratebench/workload"
+	"github.com/ratebench/ratebench/bench/measure"
 )
 
 // collectEvery is how often the collector moves decisions into the
-// recorder; barEvery how often (in collector steps) it updates the bar.
+// summary; barEvery how often (in collector steps) it updates the bar.
 // While an executor pass waits for the policy its answers advertise, the
 // decisions wait too, for at most policyWait of answers or maxEarly of
 // them.
@@ -39,7 +39,7 @@ const (
 	PolicyNone = "none"
 )
 
-// liveCollector feeds the workers' decisions to one recorder in instant
+// liveCollector feeds the workers' decisions to one measure.Summary in instant
 // order, as it needs. Each worker's chunks are in order; a decision is fed
 // once no worker can still hand over an earlier one: its instant is at
 // most every worker's floor and the clock read before the floors (a call
@@ -48,17 +48,14 @@ const (
 // comes first. Owned by one goroutine at a time.
 type liveCollector struct {
 	p        *livePass
-	rec      *recorder // nil until the policy is known
+	sum      *measure.Summary // nil until the policy is known
 	policy   algorithms.Policy
-	source   string       // PolicyFrom..., for an executor pass
-	early    []liveRec    // decisions in order, waiting for the policy
-	trace    *traceOrder  // the rows in send order, to the trace and headers
-	headers  call.Checker // with an executor whose answers make claims
-	ref      algorithms.Limiter
-	refErr   error
-	failOpen bool
-	falseAdm int64
-	falseRej int64
+	source   string             // PolicyFrom..., for an executor pass
+	early    []liveRec          // decisions in order, waiting for the policy
+	trace    *traceOrder        // the rows in send order, to the trace and headers
+	headers  call.Checker       // with an executor whose answers make claims
+	ref      algorithms.Limiter // the exact reference, handed to sum
+	firstErr error
 	queues   [][]liveRec
 	heads    []int
 	scratch  []liveRec
@@ -70,7 +67,7 @@ type liveCollector struct {
 
 func newLiveCollector(p *livePass, ref algorithms.Limiter) *liveCollector {
 	c := &liveCollector{
-		p: p, ref: ref, failOpen: p.target.FailOpen,
+		p: p, ref: ref,
 		queues: make([][]liveRec, len(p.workers)), heads: make([]int, len(p.workers)),
 	}
 	if p.rows {
@@ -87,7 +84,7 @@ func newLiveCollector(p *livePass, ref algorithms.Limiter) *liveCollector {
 	return c
 }
 
-// begin builds the recorder once the policy is known, from source.
+// begin builds the summary once the policy is known, from source.
 func (c *liveCollector) begin(pol algorithms.Policy, source string) {
 	pol = pol.WithDefaults()
 	c.policy, c.source = pol, source
@@ -100,16 +97,18 @@ func (c *liveCollector) begin(pol algorithms.Policy, source string) {
 	if c.p.cfg.Bin > 0 {
 		bin = int64(c.p.cfg.Bin)
 	}
-	c.rec = newRecorder(t, pol, bin)
+	count := counting(t, pol, bin, c.p.exec != nil)
+	count.Reference = c.ref
+	c.sum = measure.New(count)
 }
 
-// settle begins the recorder at the end of a pass whose policy never came,
+// settle begins the summary at the end of a pass whose policy never came,
 // and feeds what waited for it; and hands the trace's last rows over.
 func (c *liveCollector) settle() {
 	if c.trace != nil {
 		c.trace.flush()
 	}
-	if c.rec != nil {
+	if c.sum != nil {
 		return
 	}
 	c.decide(true)
@@ -120,12 +119,12 @@ func (c *liveCollector) settle() {
 	}
 }
 
-// decide begins the recorder of an executor pass whose policy was not
+// decide begins the summary of an executor pass whose policy was not
 // given whole: from the policy the answers advertised, completed by the
 // config's fields; or, when none came within policyWait of answers, or
 // maxEarly answers, or by the end (final), from the config alone (a limit
 // without a window is per second), or with no limit at all: none is
-// invented from the offered rate. It reports whether the recorder has
+// invented from the offered rate. It reports whether the summary has
 // begun.
 func (c *liveCollector) decide(final bool) bool {
 	cfg := c.p.cfg.Policy
@@ -179,8 +178,9 @@ func (c *liveCollector) loop(stop <-chan struct{}, done chan<- struct{}, bar Bar
 		case <-tick.C:
 		}
 		now := c.step()
-		if i%barEvery == 0 && c.rec != nil {
-			bar.Update(now, c.rec.run.Offered, c.rec.run.Admitted)
+		if i%barEvery == 0 && c.sum != nil {
+			offered, admitted := c.sum.Counts()
+			bar.Update(now, offered, admitted)
 		}
 	}
 }
@@ -261,7 +261,7 @@ func (c *liveCollector) emit(low int64) {
 	c.scratch = s[:0]
 }
 
-// add feeds one decision to the recorder and the reference, or, while an
+// add feeds one decision to the summary, or, while an
 // executor pass waits for its policy, keeps it.
 func (c *liveCollector) add(r *liveRec) {
 	at := r.at
@@ -271,7 +271,7 @@ func (c *liveCollector) add(r *liveRec) {
 	}
 	c.last = at
 	r.at = at
-	if c.rec == nil {
+	if c.sum == nil {
 		c.early = append(c.early, *r)
 		if !c.decide(false) {
 			return
@@ -286,28 +286,19 @@ func (c *liveCollector) add(r *liveRec) {
 	c.feed(r)
 }
 
-// feed gives one decision, in order, to the recorder and the reference.
+// feed gives one decision, in order, to the summary.
 func (c *liveCollector) feed(r *liveRec) {
-	a := workload.Arrival{At: time.Duration(r.at), Key: r.key, Cost: r.cost}
-	switch r.class {
-	case call.Failed:
-		c.rec.AddError(a, r.err)
-		return
-	}
-	c.rec.Add(a, algorithms.Decision{Allowed: r.allowed, Delay: time.Duration(r.delay), TableFull: r.full}, r.err)
-	if c.ref == nil || c.refErr != nil {
-		return
-	}
-	want, err := c.ref.Allow(a.At, a.Key, a.Cost)
-	if err != nil {
-		c.refErr = err
-		return
-	}
-	if allowed := r.allowed && r.err == nil || r.err != nil && c.failOpen; allowed != want.Allowed {
-		if allowed {
-			c.falseAdm++
-		} else {
-			c.falseRej++
+	row := call.Row{Key: r.key, Cost: r.cost, Sent: time.Duration(r.at), Done: time.Duration(r.at + r.delay), Outcome: r.class}
+	switch {
+	case r.err != nil:
+		row.Outcome, row.ErrorKind = call.Failed, errorKind(r.err)
+		if c.firstErr == nil {
+			c.firstErr = r.err
 		}
+	case r.class == 0 && r.allowed:
+		row.Outcome = call.Admitted
+	case r.class == 0:
+		row.Outcome, row.TableFull = call.Rejected, r.full
 	}
+	c.sum.Add(&row)
 }

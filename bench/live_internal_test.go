@@ -58,7 +58,7 @@ func BenchmarkLiveDecision(b *testing.B) {
 }
 
 // TestCollectorOrder: decisions handed over in chunks by several workers,
-// each in order, reach the recorder in instant order, and none is held
+// each in order, reach the summary in instant order, and none is held
 // back past the floors.
 func TestCollectorOrder(t *testing.T) {
 	p := algorithms.Policy{Limit: 1000, Window: time.Second}
@@ -86,13 +86,13 @@ func TestCollectorOrder(t *testing.T) {
 	pass.workers[2].floor.Store(22) // worker 2 holds a decision at 22 or later
 	c.receive(nil)
 	c.emit(22)
-	if got := c.rec.run.Offered; got != 3 {
+	if got, _ := c.sum.Counts(); got != 3 {
 		t.Fatalf("fed %d decisions below the floor 22, want 3 (10, 15, 20)", got)
 	}
 	send(2, 22, 40)
 	c.receive(nil)
 	c.emit(1 << 62)
-	if c.rec.run.Offered != 7 || c.reordered != 0 || c.last != 40 {
-		t.Fatalf("fed %d, reordered %d, last %d; want 7, 0, 40", c.rec.run.Offered, c.reordered, c.last)
+	if got, _ := c.sum.Counts(); got != 7 || c.reordered != 0 || c.last != 40 {
+		t.Fatalf("fed %d, reordered %d, last %d; want 7, 0, 40", got, c.reordered, c.last)
 	}
 }

@@ -159,10 +159,8 @@ func (p *livePass) run(ctx context.Context, coll *liveCollector) (*result.Run, e
 	case total <= 0: // a whole replay trace
 		span = s.lastAt + 1
 	}
-	if coll.ref != nil {
-		coll.rec.Disagree(coll.falseAdm, coll.falseRej)
-	}
-	run := coll.rec.Finish(coll.policy, int64(max(span, 1)))
+	run, refErr := coll.sum.Finish(int64(max(span, 1)))
+	named(&run, coll.p.target, coll.firstErr)
 	run.StartUnixNS = p.start.UnixNano()
 	liveMeasures(&run, cfg, s, results, span, wall)
 	run.Live.StartLagNS = int64(p.lag)
@@ -177,8 +175,8 @@ func (p *livePass) run(ctx context.Context, coll *liveCollector) (*result.Run, e
 	switch {
 	case s.err != nil:
 		return &run, fmt.Errorf("bench: %w", s.err)
-	case coll.refErr != nil:
-		return &run, fmt.Errorf("bench: reference: %w", coll.refErr)
+	case refErr != nil:
+		return &run, fmt.Errorf("bench: %w", refErr)
 	case s.interrupted:
 		return &run, ctx.Err()
 	}
@@ -363,7 +361,7 @@ func liveMeasures(run *result.Run, cfg LiveConfig, s schedule, results []*worker
 		lastStart = max(lastStart, r.lastStart)
 	}
 	if run.Latency != nil {
-		l.QueueDelay = run.Latency // a shaper's delays, from the recorder
+		l.QueueDelay = run.Latency // a shaper's delays, from the summary
 	}
 	run.Latency, run.LatencyHDR = result.PercentilesOf(lat), result.EncodeHistogram(lat)
 	l.Service, l.ServiceHDR = result.PercentilesOf(svc), result.EncodeHistogram(svc)

@@ -48,9 +48,9 @@ type liveChunk struct {
 	rows   []call.Row
 }
 
-// measure is what one request adds to a worker's histograms; -1 where it
+// sample is what one request adds to a worker's histograms; -1 where it
 // adds nothing (a shaper's request is late when decided, done when served).
-type measure struct {
+type sample struct {
 	lat, svc, late int64
 }
 
@@ -146,7 +146,7 @@ type liveWorker struct {
 	lastNow    time.Duration
 	pending    []waiting // min-heap on due
 	timer      *time.Timer
-	meas       [measureBatch]measure
+	meas       [measureBatch]sample
 	nmeas      int
 	rows       []call.Row // the buffered decisions' rows, when traced
 	res        workerResult
@@ -231,7 +231,7 @@ func (w *liveWorker) do(j liveJob) {
 		if wait {
 			end = start + d.Delay // served then, unless the pass ends first
 		}
-		w.rows = append(w.rows, decisionRow(j.seq, p.target.Name, j.at, start, end, j.key, d, err))
+		w.rows = append(w.rows, decisionRow(j.seq, p.target.Name, j.at, start, end, j.key, j.cost, d, err))
 	}
 	late := max(start-j.at, 0) // >= 0: the scheduler sends at or after the intended instant
 	if late > p.cfg.LateAfter {
@@ -240,7 +240,7 @@ func (w *liveWorker) do(j liveJob) {
 	w.res.lastStart = start
 	if wait {
 		w.push(waiting{due: start + d.Delay, at: j.at, start: start})
-		w.note(measure{lat: -1, svc: -1, late: int64(late)})
+		w.note(sample{lat: -1, svc: -1, late: int64(late)})
 	} else {
 		w.finish(j.at, start, done, late)
 	}
@@ -255,14 +255,14 @@ func (w *liveWorker) do(j liveJob) {
 // finish notes a request done at done; late is -1 for a shaper's request,
 // whose lateness was noted when it was decided.
 func (w *liveWorker) finish(at, start, done, late time.Duration) {
-	w.note(measure{lat: int64(done - at), svc: int64(done - start), late: int64(late)})
+	w.note(sample{lat: int64(done - at), svc: int64(done - start), late: int64(late)})
 	w.lastNow = done
 	w.n++
 	w.completed.Store(w.n)
 }
 
 // note keeps m for the next batch.
-func (w *liveWorker) note(m measure) {
+func (w *liveWorker) note(m sample) {
 	w.meas[w.nmeas] = m
 	if w.nmeas++; w.nmeas == len(w.meas) {
 		w.record()
@@ -396,7 +396,7 @@ func (w *liveWorker) complete(o call.Outcome) {
 	}
 	w.res.lastStart = max(w.res.lastStart, start)
 	if o.Kind == call.KindCanceled { // ended by the interrupt: no latency to speak of
-		w.note(measure{lat: -1, svc: -1, late: int64(late)})
+		w.note(sample{lat: -1, svc: -1, late: int64(late)})
 		w.lastNow, w.n = done, w.n+1
 		w.completed.Store(w.n)
 	} else {

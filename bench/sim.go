@@ -8,6 +8,7 @@ import (
 
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/bench/call"
+	"github.com/ratebench/ratebench/bench/measure"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
 )
@@ -138,9 +139,10 @@ func simPass(ctx context.Context, cfg Config, t call.Target, ref *bitset) (*resu
 		return nil, err
 	}
 	defer closeStream(stream)
-	rec := newRecorder(t, cfg.Policy, cfg.bin())
+	sum := measure.New(counting(t, cfg.Policy, cfg.bin(), false))
 	bar := startBar(cfg.Progress, t.Name, int64(cfg.span()))
 	var falseAdmits, falseRejects int64
+	var firstErr error
 	var i int64
 	route := newRouter(stream, len(lims))
 	for {
@@ -149,13 +151,17 @@ func simPass(ctx context.Context, cfg Config, t call.Target, ref *bitset) (*resu
 			break
 		}
 		d, err := lims[route.next()].Allow(a.At, a.Key, a.Cost)
-		rec.Add(a, d, err)
+		done := a.At
+		if d.Allowed && err == nil {
+			done += d.Delay
+		}
+		row := decisionRow(i, t.Name, a.At, a.At, done, a.Key, a.Cost, d, err)
+		sum.Add(&row)
 		if cfg.Trace != nil {
-			done := a.At
-			if d.Allowed && err == nil {
-				done += d.Delay
-			}
-			cfg.Trace.Row(decisionRow(i, t.Name, a.At, a.At, done, a.Key, d, err))
+			cfg.Trace.Row(row)
+		}
+		if err != nil && firstErr == nil {
+			firstErr = err
 		}
 		if ref != nil {
 			allowed := d.Allowed && err == nil || err != nil && t.FailOpen
@@ -169,16 +175,18 @@ func simPass(ctx context.Context, cfg Config, t call.Target, ref *bitset) (*resu
 		}
 		i++
 		if i%checkInterval == 0 {
-			bar.Update(int64(a.At), rec.run.Offered, rec.run.Admitted)
+			offered, admitted := sum.Counts()
+			bar.Update(int64(a.At), offered, admitted)
 			if ctx.Err() != nil {
 				break
 			}
 		}
 	}
 	if ref != nil {
-		rec.Disagree(falseAdmits, falseRejects)
+		sum.Disagree(falseAdmits, falseRejects)
 	}
-	run := rec.Finish(cfg.Policy, int64(cfg.span()))
+	run, _ := sum.Finish(int64(cfg.span())) // no Reference in the counting: no error
+	named(&run, t, firstErr)
 	run.LossyEvictions = lossyEvictions(lims)
 	if err := stream.Err(); err != nil {
 		bar.Done(true)

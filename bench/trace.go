@@ -60,14 +60,14 @@ func (h *rowHeap) Pop() any {
 }
 
 // decisionRow is the trace row of a limiter's decision.
-func decisionRow(seq int64, algo string, intended, sent, done time.Duration, key string, d algorithms.Decision, err error) call.Row {
-	r := call.Row{Seq: seq, Algorithm: algo, Intended: intended, Sent: sent, Done: done, Key: key,
+func decisionRow(seq int64, algo string, intended, sent, done time.Duration, key string, cost int64, d algorithms.Decision, err error) call.Row {
+	r := call.Row{Seq: seq, Algorithm: algo, Intended: intended, Sent: sent, Done: done, Key: key, Cost: cost,
 		Outcome: call.Admitted, Attempts: 1, RetryAfter: -1, Remaining: d.Remaining, ResetAfter: d.ResetAfter}
 	switch {
 	case err != nil:
 		r.Outcome, r.ErrorKind, r.Remaining, r.ResetAfter = call.Failed, errorKind(err), -1, -1
 	case !d.Allowed:
-		r.Outcome, r.RetryAfter = call.Rejected, d.RetryAfter
+		r.Outcome, r.RetryAfter, r.TableFull = call.Rejected, d.RetryAfter, d.TableFull
 	}
 	return r
 }

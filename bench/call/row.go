@@ -24,6 +24,13 @@ type Row struct {
 	Remaining            int64 // the quota left, as the decision or the response said
 	ResetAfter           time.Duration
 	ErrorKind            string
+	// Cost is what the request weighed (Arrival.Cost); 0 counts as 1.
+	// requests.csv holds it only in an optional last column its writer
+	// does not write.
+	Cost int64
+	// TableFull marks a rejection by a full key table, not by the
+	// algorithm (Decision.TableFull); requests.csv does not hold it.
+	TableFull bool
 }
 
 // Tracer receives the rows of a run (Config.Trace): pass after pass, each

@@ -20,10 +20,9 @@ const CostColumn = "cost"
 
 // Row is one row of a trace as read back.
 type Row struct {
-	// Row is the row; its Seq is the row's number in the file, from 0.
+	// Row is the row; its Seq is the row's number in the file, from 0,
+	// and its Cost the cost column's value, 1 without one.
 	call.Row
-	// Cost is the request's cost: the cost column's value, 1 without one.
-	Cost int64
 	// Line is the line of the file the row starts on (the header is 1).
 	Line int
 }
@@ -113,7 +112,7 @@ func (r *Reader) Read() (Row, error) {
 		return Row{}, formatErr(r.name, 0, err)
 	}
 	line, _ := r.cr.FieldPos(0)
-	row := Row{Line: line, Cost: 1}
+	row := Row{Row: call.Row{Cost: 1}, Line: line}
 	p := fieldParser{rec: rec}
 	row.Seq = r.n
 	row.Algorithm = rec[0]

@@ -68,8 +68,8 @@ func TestReaderRoundTrip(t *testing.T) {
 	}
 	want := make([]tracefile.Row, len(rows))
 	for i, r := range rows {
-		r.Seq = int64(i)
-		want[i] = tracefile.Row{Row: r, Cost: 1, Line: []int{2, 3, 4, 6}[i]} // the third row's key spans two lines
+		r.Seq, r.Cost = int64(i), 1
+		want[i] = tracefile.Row{Row: r, Line: []int{2, 3, 4, 6}[i]} // the third row's key spans two lines
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("read back\n%+v\nwant\n%+v", got, want)
