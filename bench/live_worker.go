@@ -231,7 +231,8 @@ func (w *liveWorker) do(j liveJob) {
 		if wait {
 			end = start + d.Delay // served then, unless the pass ends first
 		}
-		w.rows = append(w.rows, decisionRow(j.seq, p.target.Name, j.at, start, end, j.key, j.cost, d, err))
+		w.rows = append(w.rows, call.Row{Algorithm: p.target.Name, Attempts: 1})
+		decisionRow(&w.rows[len(w.rows)-1], j.seq, j.at, start, end, j.key, j.cost, d, err)
 	}
 	late := max(start-j.at, 0) // >= 0: the scheduler sends at or after the intended instant
 	if late > p.cfg.LateAfter {

@@ -144,6 +144,7 @@ func simPass(ctx context.Context, cfg Config, t call.Target, ref *bitset) (*resu
 	var falseAdmits, falseRejects int64
 	var firstErr error
 	var i int64
+	row := call.Row{Algorithm: t.Name, Attempts: 1}
 	route := newRouter(stream, len(lims))
 	for {
 		a, ok := stream.Next()
@@ -155,9 +156,10 @@ func simPass(ctx context.Context, cfg Config, t call.Target, ref *bitset) (*resu
 		if d.Allowed && err == nil {
 			done += d.Delay
 		}
-		row := decisionRow(i, t.Name, a.At, a.At, done, a.Key, a.Cost, d, err)
+		decided(&row, a.At, done, a.Key, a.Cost, d, err)
 		sum.Add(&row)
 		if cfg.Trace != nil {
+			traced(&row, i, a.At, d, err)
 			cfg.Trace.Row(row)
 		}
 		if err != nil && firstErr == nil {

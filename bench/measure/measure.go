@@ -130,21 +130,13 @@ func (s *Summary) Add(r *call.Row) {
 	if s.c.Served {
 		s.release(at)
 	}
-	if s.c.Check != nil {
-		s.c.Check.Row(*r)
-	}
 	cost := max(r.Cost, 1)
 	ks := s.key(r.Key)
 	ks.Offered++
 	s.run.Offered++
 	s.run.OfferedCost += cost
-	if r.Status != 0 {
-		s.status(r.Status)
-	}
-	if s.c.Latency && r.Done >= r.Sent {
-		d := int64(r.Done - r.Sent)
-		s.waited = s.waited || d > 0
-		_ = s.lat.RecordValue(min(max(d, result.HistLowest), result.HistHighest))
+	if r.Status != 0 || s.c.Latency || s.c.Check != nil {
+		s.observe(r)
 	}
 	allowed := r.Outcome == call.Admitted
 	if r.Outcome == call.Failed {
@@ -154,7 +146,9 @@ func (s *Summary) Add(r *call.Row) {
 		}
 		allowed = s.c.FailOpen
 	}
-	s.compare(at, r, cost, allowed)
+	if s.c.Reference != nil && s.refErr == nil {
+		s.compare(at, r, cost, allowed)
+	}
 	if !allowed {
 		if r.TableFull {
 			s.run.TableFull++
@@ -178,11 +172,23 @@ func (s *Summary) Add(r *call.Row) {
 	heap.Push(&s.pending, pending{at: served, cost: cost, key: ks})
 }
 
-func (s *Summary) status(code int) {
-	if s.run.StatusCodes == nil {
-		s.run.StatusCodes = map[string]int64{}
+// observe counts what a row says beyond its decision: its HTTP status,
+// its latency, its claims.
+func (s *Summary) observe(r *call.Row) {
+	if r.Status != 0 {
+		if s.run.StatusCodes == nil {
+			s.run.StatusCodes = map[string]int64{}
+		}
+		s.run.StatusCodes[strconv.Itoa(r.Status)]++
 	}
-	s.run.StatusCodes[strconv.Itoa(code)]++
+	if s.c.Latency && r.Done >= r.Sent {
+		d := int64(r.Done - r.Sent)
+		s.waited = s.waited || d > 0
+		_ = s.lat.RecordValue(min(max(d, result.HistLowest), result.HistHighest))
+	}
+	if s.c.Check != nil {
+		s.c.Check.Row(*r)
+	}
 }
 
 // failure counts a request that got no decision, by its error kind.
@@ -199,9 +205,6 @@ func (s *Summary) failure(kind string) {
 
 // compare asks the reference what it decides of the row, counted at at.
 func (s *Summary) compare(at int64, r *call.Row, cost int64, allowed bool) {
-	if s.c.Reference == nil || s.refErr != nil {
-		return
-	}
 	want, err := s.c.Reference.Allow(time.Duration(at), r.Key, cost)
 	switch {
 	case err != nil:
