@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
-	"github.com/ratebench/ratebench/bench/backend"
 	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/backend"
 )
 
 // backendFlags choose where limiter state lives, for run, boundary and

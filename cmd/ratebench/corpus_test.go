@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/probe/corpus"
+	"github.com/ratebench/ratebench/bench/result"
 )
 
 // corpusSources are the client addresses of a probe's second run: four,

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/bench"
-	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/fit"
+	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/report"
 )
 

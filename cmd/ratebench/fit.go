@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/bench"
-	"github.com/ratebench/ratebench/bench/result"
-	"github.com/ratebench/ratebench/bench/tracefile"
 	"github.com/ratebench/ratebench/bench/fit"
 	"github.com/ratebench/ratebench/bench/probe"
+	"github.com/ratebench/ratebench/bench/result"
+	"github.com/ratebench/ratebench/bench/tracefile"
 	"github.com/ratebench/ratebench/report"
 )
 

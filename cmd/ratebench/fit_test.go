@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/fit"
+	"github.com/ratebench/ratebench/bench/result"
 )
 
 // TestFitCommand: an attack's trace on `ratebench serve` is fitted to the

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/probe/corpus"
+	"github.com/ratebench/ratebench/bench/result"
 )
 
 // The tests here probe and attack a real nginx limiting with limit_req, a

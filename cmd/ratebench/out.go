@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ratebench/ratebench/bench/fit"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/tracefile"
-	"github.com/ratebench/ratebench/bench/fit"
 	"github.com/ratebench/ratebench/report"
 )
 

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ratebench/ratebench/bench/httpexec"
-	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/fit"
+	"github.com/ratebench/ratebench/bench/httpexec"
 	"github.com/ratebench/ratebench/bench/probe"
+	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/report"
 	"github.com/ratebench/ratebench/workload"
 )

@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
-	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/fit"
 	"github.com/ratebench/ratebench/bench/probe/corpus"
+	"github.com/ratebench/ratebench/bench/result"
 )
 
 // TestProbeServe: probed, `ratebench serve` is found to run the algorithm

@@ -15,9 +15,9 @@ import (
 
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/all"
-	"github.com/ratebench/ratebench/bench/backend"
 	"github.com/ratebench/ratebench/algorithms/httplimit"
 	"github.com/ratebench/ratebench/algorithms/keyed"
+	"github.com/ratebench/ratebench/bench/backend"
 )
 
 // serveTimeouts bound how long serve's connections may take, and how long
