@@ -2,63 +2,53 @@ package main
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/check"
+	"github.com/ratebench/ratebench/bench/scenario"
 	"github.com/ratebench/ratebench/report"
 )
 
-//go:embed scenarios/default.yaml
-var defaultScenario []byte
+// scenarioPlan is a scenario ready to run: its name, its cells and each
+// one's run, into top/<cell>/.
+type scenarioPlan struct {
+	name  string
+	top   *outDir
+	cells []scenario.Cell
+	runs  []measured
+}
 
-// runScenario runs every cell of a scenario file ("default": the built-in
-// comparison) into DIR/<cell>/. Every cell's workload and folder are
-// checked before the first one runs.
-func (e *env) runScenario(ctx context.Context, path, out string, noReport bool, b bounds, checks checksFlag) error {
-	data := defaultScenario
-	if path != "default" {
-		var err error
-		if data, err = os.ReadFile(path); err != nil {
-			return usageError{err}
-		}
-	}
-	s, err := parseScenario(data)
+// planScenario reads a scenario file ("default": the built-in
+// comparison) and checks every cell's workload and targets, and the
+// output folders, before the first one runs.
+func planScenario(ctx context.Context, path, out string, noReport bool, b bounds, checks checksFlag) (*scenarioPlan, error) {
+	name, cells, err := scenario.Load(path)
 	if err != nil {
-		return usageError{fmt.Errorf("%s: %w", path, err)}
-	}
-	cells, err := s.cells()
-	if err != nil {
-		return usageError{fmt.Errorf("%s: %w", path, err)}
+		return nil, usageError{err}
 	}
 	runs := make([]measured, len(cells))
 	for i, c := range cells {
 		info, refKeys, err := inspect(ctx, &c.Spec, b)
 		if err != nil {
-			return fmt.Errorf("%s: %s: %w", path, c.Name, err)
+			return nil, fmt.Errorf("%s: %s: %w", path, c.Name, err)
 		}
 		c.Config.Workload = c.Spec // with a trace's own count of keys
 		targets, err := bench.MemoryTargets(c.Algorithms, c.Config.Policy, bench.Keys{N: c.Spec.Keys}, c.Replicas)
 		if err != nil {
-			return usageError{fmt.Errorf("%s: %w", path, err)}
+			return nil, usageError{fmt.Errorf("%s: %w", path, err)}
 		}
 		c.Config.Span, c.Config.Reference = info.Span, bench.Reference(c.Config.Policy, refKeys)
 		if err := checks.parse(orAll(c.Algorithms)); err != nil {
-			return fmt.Errorf("%s: %w", c.Name, err)
+			return nil, fmt.Errorf("%s: %w", c.Name, err)
 		}
 		runs[i] = measured{eng: simEngine, cfg: c.Config, targets: targets, seed: c.Seed, noReport: noReport, checks: checks}
 	}
-	name := s.Name
-	if name == "" {
-		name = filepath.Base(path)
-	}
 	top, err := prepareOut(out, name, scenarioFolder)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for i, c := range cells {
 		if runs[i].out, err = top.sub(c.Name); err != nil {
@@ -66,9 +56,20 @@ func (e *env) runScenario(ctx context.Context, path, out string, noReport bool, 
 				r.out.abandon()
 			}
 			top.abandon()
-			return err
+			return nil, err
 		}
 	}
+	return &scenarioPlan{name: name, top: top, cells: cells, runs: runs}, nil
+}
+
+// runScenario runs every cell of a scenario file into DIR/<cell>/ (see
+// planScenario), then says each one's finding and writes the index page.
+func (e *env) runScenario(ctx context.Context, path, out string, noReport bool, b bounds, checks checksFlag) error {
+	p, err := planScenario(ctx, path, out, noReport, b, checks)
+	if err != nil {
+		return err
+	}
+	top, cells, runs := p.top, p.cells, p.runs
 	failed, total := 0, 0
 	var index []report.IndexEntry
 	for i, c := range cells {
@@ -94,7 +95,7 @@ func (e *env) runScenario(ctx context.Context, path, out string, noReport bool, 
 	}
 	fmt.Fprintf(e.stdout, "\nall results: %s\n", top.path)
 	if !noReport {
-		if err := report.WriteIndex(top.path, "ratebench: "+name, version(), index); err != nil {
+		if err := report.WriteIndex(top.path, "ratebench: "+p.name, version(), index); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "pages:       %s\n", filepath.Join(top.path, report.IndexFile))
