@@ -22,6 +22,7 @@ import (
 	"github.com/ratebench/ratebench/bench/httpexec"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/report"
+	"github.com/ratebench/ratebench/report/bars"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -352,13 +353,13 @@ func (e *env) attack(ctx context.Context, a *attack, out *outDir, seed uint64, n
 	if tw != nil {
 		a.cfg.Trace = tw
 	}
-	ui := newProgress(e.stderr, 1, a.progress)
-	a.cfg.Progress = asProgress(ui)
+	ui := bars.New(e.stderr, 1, a.progress)
+	a.cfg.Progress = bars.Progress(ui)
 	exec := httpexec.NewExecutor(a.client, a.cfg.Connections, a.cfg.MaxInFlight, a.reject)
 	start := time.Now()
 	run, pol, err := bench.LiveExecutor(ctx, a.cfg, a.target, exec)
 	exec.Close()
-	waitFor(ui)
+	bars.Wait(ui)
 	meta.ElapsedNS = int64(time.Since(start))
 	interrupted := errors.Is(err, context.Canceled)
 	if err != nil && !interrupted {

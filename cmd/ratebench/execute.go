@@ -12,6 +12,7 @@ import (
 	"github.com/ratebench/ratebench/bench/fit"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/report"
+	"github.com/ratebench/ratebench/report/bars"
 )
 
 // measured is one run to make, checked and ready: the engine, its config
@@ -67,11 +68,11 @@ func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
 	if m.eng.mode == "live" {
 		passes++ // the calibration, after the algorithms
 	}
-	ui := newProgress(e.stderr, passes, m.progress)
-	m.cfg.Progress = asProgress(ui)
+	ui := bars.New(e.stderr, passes, m.progress)
+	m.cfg.Progress = bars.Progress(ui)
 	start := time.Now()
 	runs, err := m.eng.run(ctx, m.cfg, m.targets)
-	waitFor(ui)
+	bars.Wait(ui)
 	meta.ElapsedNS = int64(time.Since(start))
 	interrupted := errors.Is(err, context.Canceled)
 	if err != nil && !interrupted {

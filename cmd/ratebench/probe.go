@@ -14,6 +14,7 @@ import (
 	"github.com/ratebench/ratebench/bench/probe"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/report"
+	"github.com/ratebench/ratebench/report/bars"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -173,12 +174,12 @@ func (e *env) probe(ctx context.Context, cfg probe.Config, out *outDir, f probeF
 	if tw != nil {
 		cfg.Trace = tw
 	}
-	ui := newProgress(e.stderr, 0, f.progress.mode) // the experiments depend on what the first ones find
-	cfg.Progress, cfg.Log = asProgress(ui), e.stderr
+	ui := bars.New(e.stderr, 0, f.progress.mode) // the experiments depend on what the first ones find
+	cfg.Progress, cfg.Log = bars.Progress(ui), e.stderr
 	meta := result.NewMeta("probe", 1, e.args)
 	start := time.Now()
 	o, err := probe.Run(ctx, cfg)
-	waitFor(ui)
+	bars.Wait(ui)
 	meta.ElapsedNS = int64(time.Since(start))
 	interrupted := errors.Is(err, context.Canceled)
 	if o == nil || o.Probe == nil && !interrupted {
