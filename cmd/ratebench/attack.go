@@ -340,14 +340,14 @@ func (e *env) attack(ctx context.Context, a *attack, out *outDir, seed uint64, n
 	}
 	tw, err := startTrace(out, trace)
 	if err != nil {
-		out.abandon()
+		out.Abandon()
 		return err
 	}
 	if !a.shard.wait(ctx) {
 		if tw != nil {
 			tw.Abort()
 		}
-		out.abandon()
+		out.Abandon()
 		return errInterrupted
 	}
 	if tw != nil {
@@ -366,7 +366,7 @@ func (e *env) attack(ctx context.Context, a *attack, out *outDir, seed uint64, n
 		if tw != nil {
 			tw.Abort()
 		}
-		out.abandon()
+		out.Abandon()
 		return err
 	}
 	h := run.HTTP
@@ -393,7 +393,7 @@ func (e *env) attack(ctx context.Context, a *attack, out *outDir, seed uint64, n
 	}
 	e.attackSummary(run, pol)
 	if interrupted {
-		fmt.Fprintf(e.stderr, "interrupted: wrote what ran to %s\n", out.path)
+		fmt.Fprintf(e.stderr, "interrupted: wrote what ran to %s\n", out.Path)
 		return errInterrupted
 	}
 	return e.checkOutcome(r)

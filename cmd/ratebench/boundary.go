@@ -96,7 +96,7 @@ func (e *env) boundaryCommand() *command {
 		}
 		targets, closeFn, err := backend.targets(names, p, 1, 1, false, 1, bd)
 		if err != nil {
-			o.abandon()
+			o.Abandon()
 			return err
 		}
 		defer closeFn()

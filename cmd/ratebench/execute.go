@@ -51,7 +51,7 @@ func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
 	meta.Shard = m.shard.meta()
 	tw, err := startTrace(m.out, m.trace)
 	if err != nil {
-		m.out.abandon()
+		m.out.Abandon()
 		return nil, err
 	}
 	if tw != nil {
@@ -61,7 +61,7 @@ func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
 		if tw != nil {
 			tw.Abort()
 		}
-		m.out.abandon()
+		m.out.Abandon()
 		return nil, errInterrupted
 	}
 	passes := len(m.targets)
@@ -79,7 +79,7 @@ func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
 		if tw != nil {
 			tw.Abort()
 		}
-		m.out.abandon()
+		m.out.Abandon()
 		return nil, err
 	}
 	meta.Interrupted = interrupted
@@ -102,7 +102,7 @@ func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
 	}
 	e.liveSummary(runs)
 	if interrupted {
-		fmt.Fprintf(e.stderr, "interrupted: wrote what ran to %s\n", m.out.path)
+		fmt.Fprintf(e.stderr, "interrupted: wrote what ran to %s\n", m.out.Path)
 		return res, errInterrupted
 	}
 	failed := e.checkOutcome(res)
@@ -124,14 +124,14 @@ func (e *env) write(out *outDir, res *result.Result, noReport bool) error {
 	if err := report.Table(e.stdout, res); err != nil {
 		return err
 	}
-	if err := out.writeResult(res); err != nil {
+	if err := out.WriteResult(res); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "results: %s\n", filepath.Join(out.path, resultFile))
+	fmt.Fprintf(e.stdout, "results: %s\n", filepath.Join(out.Path, resultFile))
 	if noReport {
 		return nil
 	}
-	return e.writeReport(out.path, res)
+	return e.writeReport(out.Path, res)
 }
 
 // writeReport writes the charts, series.csv, .hgrm files and report.html

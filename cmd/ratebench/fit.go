@@ -96,7 +96,7 @@ func (e *env) fit(dir string, f fitFlags) error {
 	}
 	fr, err := fit.Run(reqs, opts)
 	if err != nil {
-		out.abandon()
+		out.Abandon()
 		return err
 	}
 	if !alone && res.Probe != nil {
@@ -110,14 +110,14 @@ func (e *env) fit(dir string, f fitFlags) error {
 	}
 	to := dir
 	if out != nil {
-		to = out.path
+		to = out.Path
 		if err := e.copyFitted(out, res, trace); err != nil {
-			out.abandon()
+			out.Abandon()
 			return err
 		}
 	}
 	if err := writeFit(to, fr, res, out == nil && !alone && res.Probe != nil); err != nil {
-		out.abandon()
+		out.Abandon()
 		return err
 	}
 	fmt.Fprintf(e.stdout, "fit:     %s\n", filepath.Join(to, fit.File))
@@ -131,7 +131,7 @@ func (e *env) fit(dir string, f fitFlags) error {
 // copyFitted writes res (if any) and the trace into a new output folder.
 func (e *env) copyFitted(out *outDir, res *result.Result, trace string) error {
 	if res != nil {
-		if err := out.writeResult(res); err != nil {
+		if err := out.WriteResult(res); err != nil {
 			return err
 		}
 	}
@@ -139,7 +139,7 @@ func (e *env) copyFitted(out *outDir, res *result.Result, trace string) error {
 	if err != nil {
 		return err
 	}
-	return result.WriteFileAtomic(filepath.Join(out.path, tracefile.Name), b)
+	return result.WriteFileAtomic(filepath.Join(out.Path, tracefile.Name), b)
 }
 
 // writeFit writes fit.json into dir and, with withResult, result.json

@@ -5,13 +5,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/tracefile"
+	"github.com/ratebench/ratebench/report/outdir"
 )
 
 func (e *env) mergeCommand() *command {
@@ -71,7 +70,7 @@ func (e *env) mergeCommand() *command {
 		if plan != nil {
 			var warns []string
 			if tw, warns, err = mergeTraces(o, plan, res); err != nil {
-				o.abandon()
+				o.Abandon()
 				return err
 			}
 			res.Meta.Warnings = append(res.Meta.Warnings, warns...)
@@ -122,48 +121,21 @@ func mergeTraces(o *outDir, plan *tracefile.MergePlan, res *result.Result) (*tra
 // or above it, however the two are written (symbolic links, "..", a
 // relative path): writing there would overwrite or mix with the input.
 func apart(in, out string) error {
-	a, err := resolve(in)
+	a, err := outdir.Resolve(in)
 	if err != nil {
 		return usagef("%s: %v", in, err)
 	}
-	b, err := resolve(out)
+	b, err := outdir.Resolve(out)
 	if err != nil {
 		return usagef("-out %s: %v", out, err)
 	}
 	switch {
 	case a == b:
 		return usagef("-out %s is the input %s", out, in)
-	case within(b, a):
+	case outdir.Within(b, a):
 		return usagef("-out %s is inside the input %s", out, in)
-	case within(a, b):
+	case outdir.Within(a, b):
 		return usagef("-out %s holds the input %s", out, in)
 	}
 	return nil
-}
-
-// resolve returns the absolute path of p with every symbolic link of its
-// longest existing prefix resolved; the part that does not exist yet is
-// appended as written.
-func resolve(p string) (string, error) {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", err
-	}
-	rest := ""
-	for dir := abs; ; dir = filepath.Dir(dir) {
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(real, rest), nil
-		} else if !os.IsNotExist(err) {
-			return "", err
-		}
-		if filepath.Dir(dir) == dir {
-			return abs, nil
-		}
-		rest = filepath.Join(filepath.Base(dir), rest)
-	}
-}
-
-// within reports whether path p lies inside folder dir (both resolved).
-func within(p, dir string) bool {
-	return strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
 }

@@ -168,7 +168,7 @@ func (f *probeFlags) config() (probe.Config, error) {
 func (e *env) probe(ctx context.Context, cfg probe.Config, out *outDir, f probeFlags) error {
 	tw, err := startTrace(out, !f.noTrace)
 	if err != nil {
-		out.abandon()
+		out.Abandon()
 		return err
 	}
 	if tw != nil {
@@ -186,7 +186,7 @@ func (e *env) probe(ctx context.Context, cfg probe.Config, out *outDir, f probeF
 		if tw != nil {
 			tw.Abort()
 		}
-		out.abandon()
+		out.Abandon()
 		if err == nil {
 			err = errors.New("nothing measured")
 		}
@@ -220,17 +220,17 @@ func (e *env) probe(ctx context.Context, cfg probe.Config, out *outDir, f probeF
 	// page, which shows it.
 	werr := e.write(out, res, true)
 	if werr == nil && o.Fit != nil {
-		werr = o.Fit.WriteFile(out.path)
+		werr = o.Fit.WriteFile(out.Path)
 	}
 	if werr == nil && !f.noReport {
-		werr = e.writeReport(out.path, res)
+		werr = e.writeReport(out.Path, res)
 	}
 	werr = e.endTrace(tw, out, werr)
 	if werr != nil {
 		return werr
 	}
 	if interrupted {
-		fmt.Fprintf(e.stderr, "interrupted: wrote what ran to %s\n", out.path)
+		fmt.Fprintf(e.stderr, "interrupted: wrote what ran to %s\n", out.Path)
 		return errInterrupted
 	}
 	if err == nil && f.expect != nil {

@@ -277,7 +277,7 @@ func (f *runFlags) plan(ctx context.Context) (measured, func() error, error) {
 	}
 	targets, closeFn, err := f.backend.targets(names, p, s.Keys, f.replicas, f.mode == "live", f.workers, b)
 	if err != nil {
-		out.abandon()
+		out.Abandon()
 		return measured{}, nil, err
 	}
 	m := measured{

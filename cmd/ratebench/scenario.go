@@ -51,11 +51,11 @@ func planScenario(ctx context.Context, path, out string, noReport bool, b bounds
 		return nil, err
 	}
 	for i, c := range cells {
-		if runs[i].out, err = top.sub(c.Name); err != nil {
+		if runs[i].out, err = subOut(top, c.Name); err != nil {
 			for _, r := range runs[:i] {
-				r.out.abandon()
+				r.out.Abandon()
 			}
-			top.abandon()
+			top.Abandon()
 			return nil, err
 		}
 	}
@@ -80,7 +80,7 @@ func (e *env) runScenario(ctx context.Context, path, out string, noReport bool, 
 		}
 		if err != nil {
 			for _, r := range runs[i+1:] {
-				r.out.abandon()
+				r.out.Abandon()
 			}
 			return err
 		}
@@ -93,12 +93,12 @@ func (e *env) runScenario(ctx context.Context, path, out string, noReport bool, 
 	for _, x := range index {
 		fmt.Fprintf(e.stdout, "  %s: %s\n", x.Name, x.Finding)
 	}
-	fmt.Fprintf(e.stdout, "\nall results: %s\n", top.path)
+	fmt.Fprintf(e.stdout, "\nall results: %s\n", top.Path)
 	if !noReport {
-		if err := report.WriteIndex(top.path, "ratebench: "+p.name, version(), index); err != nil {
+		if err := report.WriteIndex(top.Path, "ratebench: "+p.name, version(), index); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "pages:       %s\n", filepath.Join(top.path, report.IndexFile))
+		fmt.Fprintf(e.stdout, "pages:       %s\n", filepath.Join(top.Path, report.IndexFile))
 	}
 	if failed > 0 {
 		return exitStatus{1, fmt.Errorf("%d of %d checks failed", failed, total)}
