@@ -22,7 +22,6 @@ import (
 	"github.com/ratebench/ratebench/bench/httpexec"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/report"
-	"github.com/ratebench/ratebench/report/bars"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -329,74 +328,40 @@ func (e *env) attackCommand() *command {
 	return c
 }
 
-// attack runs the attack on the live engine, prints the summary table,
-// then writes result.json (also after Ctrl-C, for what ran) and the
-// report into out.
+// attack runs the attack on the live engine through measure, printing
+// the summary table and writing result.json and the report into out.
 func (e *env) attack(ctx context.Context, a *attack, out *outDir, seed uint64, noReport, trace bool) error {
 	meta := result.NewMeta("http", seed, e.args)
 	meta.Shard = a.shard.meta()
-	for _, w := range a.warnings {
-		fmt.Fprintf(e.stderr, "warning: %s\n", w)
-	}
-	tw, err := startTrace(out, trace)
-	if err != nil {
-		out.Abandon()
-		return err
-	}
-	if !a.shard.wait(ctx) {
-		if tw != nil {
-			tw.Abort()
-		}
-		out.Abandon()
-		return errInterrupted
-	}
-	if tw != nil {
-		a.cfg.Trace = tw
-	}
-	ui := bars.New(e.stderr, 1, a.progress)
-	a.cfg.Progress = bars.Progress(ui)
-	exec := httpexec.NewExecutor(a.client, a.cfg.Connections, a.cfg.MaxInFlight, a.reject)
-	start := time.Now()
-	run, pol, err := bench.LiveExecutor(ctx, a.cfg, a.target, exec)
-	exec.Close()
-	bars.Wait(ui)
-	meta.ElapsedNS = int64(time.Since(start))
-	interrupted := errors.Is(err, context.Canceled)
-	if err != nil && !interrupted {
-		if tw != nil {
-			tw.Abort()
-		}
-		out.Abandon()
-		return err
-	}
-	h := run.HTTP
-	h.URL, h.Method, h.Client, h.Connections = a.url, a.method, a.client.Name(), a.client.Dials()
-	h.KeyHeader, h.ServerAlgorithm, h.RejectStatuses = a.keyHeader, a.algo, a.reject
-	h.SourceAddrs = a.client.Sources()
-	meta.Interrupted = interrupted
-	runs := []result.Run{run}
-	meta.Warnings = append(phraseAll(runs), a.shard.lagWarnings(runs)...)
-	for _, w := range meta.Warnings {
-		fmt.Fprintf(e.stderr, "warning: %s\n", w)
-	}
-	w := a.cfg.Workload.Record()
-	w["url"] = a.url
-	r := &result.Result{Meta: meta, Policy: result.PolicyOf(pol), Workload: w, Runs: runs}
-	if err := a.checks.apply(r); err != nil { // the names were checked before the attack: write what ran regardless
-		fmt.Fprintf(e.stderr, "warning: %v\n", err)
-	}
-	if err := e.endTrace(tw, out, e.write(out, r, noReport)); err != nil {
-		if interrupted {
-			return fmt.Errorf("%w: %w", errInterrupted, err)
-		}
-		return err
-	}
-	e.attackSummary(run, pol)
-	if interrupted {
-		fmt.Fprintf(e.stderr, "interrupted: wrote what ran to %s\n", out.Path)
-		return errInterrupted
-	}
-	return e.checkOutcome(r)
+	e.warn(a.warnings)
+	var pol algorithms.Policy
+	_, err := e.measure(ctx, measurement{
+		out: out, trace: trace, wait: a.shard.wait, passes: 1, progress: a.progress, checks: &a.checks,
+		run: func(ctx context.Context, tr bench.Tracer, p bench.Progress) (*result.Result, error) {
+			cfg := a.cfg
+			cfg.Trace, cfg.Progress = tr, p
+			exec := httpexec.NewExecutor(a.client, cfg.Connections, cfg.MaxInFlight, a.reject)
+			run, used, err := bench.LiveExecutor(ctx, cfg, a.target, exec)
+			exec.Close()
+			if err != nil && !errors.Is(err, context.Canceled) {
+				return nil, err
+			}
+			pol = used
+			h := run.HTTP
+			h.URL, h.Method, h.Client, h.Connections = a.url, a.method, a.client.Name(), a.client.Dials()
+			h.KeyHeader, h.ServerAlgorithm, h.RejectStatuses = a.keyHeader, a.algo, a.reject
+			h.SourceAddrs = a.client.Sources()
+			runs := []result.Run{run}
+			meta.Warnings = append(phraseAll(runs), a.shard.lagWarnings(runs)...)
+			w := cfg.Workload.Record()
+			w["url"] = a.url
+			return &result.Result{Meta: meta, Policy: result.PolicyOf(pol), Workload: w, Runs: runs}, err
+		},
+		write:   func(res *result.Result) error { return e.write(out, res, noReport) },
+		summary: func(res *result.Result) { e.attackSummary(res.Runs[0], pol) },
+		outcome: func(res *result.Result, _ error) error { return e.checkOutcome(res) },
+	})
+	return err
 }
 
 // hostOf is an attack's backend name: its URL's host.

@@ -31,16 +31,112 @@ type measured struct {
 	progress string // -progress
 }
 
-// execute runs m, prints the summary table, then writes result.json and
-// the report into m's folder (also after Ctrl-C, for what ran), and the
-// outcome of its -check conditions. It returns errInterrupted after an
-// interrupt, an error after writing when most decisions of a run failed
-// or, failing that, an exitStatus of 1 when a check failed, or an error
-// when writing failed (the table is printed all the same).
-func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
-	for _, w := range m.warnings {
+// measurement is one measuring command's run, for measure: run, attack
+// and probe each say how to run their engine, write what it measured
+// and judge the outcome; measure does the rest the same way for all.
+type measurement struct {
+	out      *outDir
+	trace    bool                       // write requests.csv
+	wait     func(context.Context) bool // when set, waits for the start (-start-at); false: interrupted
+	passes   int                        // for the progress display; 0: not known
+	progress string                     // -progress
+	checks   *checksFlag                // evaluated on the result before it is written, when set
+	quiet    bool                       // the result's warnings are not said on stderr
+	// run runs the engine with tr (nil: no trace) and p as its tracer
+	// and progress. It returns the result to write, its Meta.Warnings
+	// set (Elapsed and Interrupted are measure's), or nil when nothing
+	// is to be written (a failure before anything was measured).
+	run func(ctx context.Context, tr bench.Tracer, p bench.Progress) (*result.Result, error)
+	// write writes res into out (before the trace is put in place).
+	write func(res *result.Result) error
+	// summary, when set, prints what the table does not show.
+	summary func(res *result.Result)
+	// outcome is the exit after a run that was not interrupted: err is
+	// the run's own error, if it still wrote a result.
+	outcome func(res *result.Result, err error) error
+}
+
+// measure is the one pipeline of the measuring commands: it starts the
+// trace, waits for the start, runs m with its progress shown, then (also
+// after Ctrl-C, for what ran) says the result's warnings, evaluates its
+// checks, writes it with its trace, prints the summary, and returns
+// errInterrupted after an interrupt, else m's outcome. A run that fails
+// before measuring anything leaves nothing behind. The result is
+// returned once written, even with an error (the writing's).
+func (e *env) measure(ctx context.Context, m measurement) (*result.Result, error) {
+	tw, err := startTrace(m.out, m.trace)
+	if err != nil {
+		m.out.Abandon()
+		return nil, err
+	}
+	discard := func() {
+		if tw != nil {
+			tw.Abort()
+		}
+		m.out.Abandon()
+	}
+	if m.wait != nil && !m.wait(ctx) {
+		discard()
+		return nil, errInterrupted
+	}
+	var tr bench.Tracer
+	if tw != nil {
+		tr = tw
+	}
+	ui := bars.New(e.stderr, m.passes, m.progress)
+	start := time.Now()
+	res, err := m.run(ctx, tr, bars.Progress(ui))
+	bars.Wait(ui)
+	if res == nil {
+		discard()
+		if err == nil {
+			err = errors.New("nothing measured")
+		}
+		return nil, err
+	}
+	res.Meta.ElapsedNS = int64(time.Since(start))
+	interrupted := errors.Is(err, context.Canceled)
+	res.Meta.Interrupted = interrupted
+	if !m.quiet {
+		e.warn(res.Meta.Warnings)
+	}
+	if m.checks != nil {
+		if cerr := m.checks.apply(res); cerr != nil { // the names were checked before the run: write what ran regardless
+			fmt.Fprintf(e.stderr, "warning: %v\n", cerr)
+		}
+	}
+	if e.beforeWrite != nil {
+		e.beforeWrite()
+	}
+	if werr := e.endTrace(tw, m.out, m.write(res)); werr != nil {
+		if interrupted {
+			return res, fmt.Errorf("%w: %w", errInterrupted, werr)
+		}
+		return res, werr
+	}
+	if m.summary != nil {
+		m.summary(res)
+	}
+	if interrupted {
+		fmt.Fprintf(e.stderr, "interrupted: wrote what ran to %s\n", m.out.Path)
+		return res, errInterrupted
+	}
+	return res, m.outcome(res, err)
+}
+
+// warn says each warning on stderr.
+func (e *env) warn(warnings []string) {
+	for _, w := range warnings {
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)
 	}
+}
+
+// execute runs m on its engine through measure, printing the summary
+// table and writing result.json and the report into m's folder. Past an
+// interrupt, it returns an error when most decisions of a run failed
+// or, failing that, an exitStatus of 1 when a check failed.
+func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
+	e.warn(m.warnings)
 	if m.eng.wall != nil {
 		if d := m.eng.wall(m.cfg, m.targets); d > m.cfg.Span+time.Second {
 			fmt.Fprintf(e.stderr, "this run takes about %v of wall time: each algorithm runs for the whole %v, one after the other, then the harness calibrates\n",
@@ -49,67 +145,34 @@ func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
 	}
 	meta := result.NewMeta(m.eng.mode, m.seed, e.args)
 	meta.Shard = m.shard.meta()
-	tw, err := startTrace(m.out, m.trace)
-	if err != nil {
-		m.out.Abandon()
-		return nil, err
-	}
-	if tw != nil {
-		m.cfg.Trace = tw
-	}
-	if m.eng.mode == "live" && !m.shard.wait(ctx) {
-		if tw != nil {
-			tw.Abort()
-		}
-		m.out.Abandon()
-		return nil, errInterrupted
-	}
 	passes := len(m.targets)
+	var wait func(context.Context) bool
 	if m.eng.mode == "live" {
 		passes++ // the calibration, after the algorithms
+		wait = m.shard.wait
 	}
-	ui := bars.New(e.stderr, passes, m.progress)
-	m.cfg.Progress = bars.Progress(ui)
-	start := time.Now()
-	runs, err := m.eng.run(ctx, m.cfg, m.targets)
-	bars.Wait(ui)
-	meta.ElapsedNS = int64(time.Since(start))
-	interrupted := errors.Is(err, context.Canceled)
-	if err != nil && !interrupted {
-		if tw != nil {
-			tw.Abort()
-		}
-		m.out.Abandon()
-		return nil, err
-	}
-	meta.Interrupted = interrupted
-	meta.Warnings = append(phraseAll(runs), m.shard.lagWarnings(runs)...)
-	for _, w := range meta.Warnings {
-		fmt.Fprintf(e.stderr, "warning: %s\n", w)
-	}
-	res := bench.NewResult(meta, m.cfg, runs)
-	if err := m.checks.apply(res); err != nil { // the names were checked before the run: write what ran regardless
-		fmt.Fprintf(e.stderr, "warning: %v\n", err)
-	}
-	if e.beforeWrite != nil {
-		e.beforeWrite()
-	}
-	if err := e.endTrace(tw, m.out, e.write(m.out, res, m.noReport)); err != nil {
-		if interrupted {
-			return res, fmt.Errorf("%w: %w", errInterrupted, err)
-		}
-		return res, err
-	}
-	e.liveSummary(runs)
-	if interrupted {
-		fmt.Fprintf(e.stderr, "interrupted: wrote what ran to %s\n", m.out.Path)
-		return res, errInterrupted
-	}
-	failed := e.checkOutcome(res)
-	if err := mostFailed(runs); err != nil {
-		return res, err
-	}
-	return res, failed
+	return e.measure(ctx, measurement{
+		out: m.out, trace: m.trace, wait: wait, passes: passes, progress: m.progress, checks: &m.checks,
+		run: func(ctx context.Context, tr bench.Tracer, p bench.Progress) (*result.Result, error) {
+			cfg := m.cfg
+			cfg.Trace, cfg.Progress = tr, p
+			runs, err := m.eng.run(ctx, cfg, m.targets)
+			if err != nil && !errors.Is(err, context.Canceled) {
+				return nil, err
+			}
+			meta.Warnings = append(phraseAll(runs), m.shard.lagWarnings(runs)...)
+			return bench.NewResult(meta, cfg, runs), err
+		},
+		write:   func(res *result.Result) error { return e.write(m.out, res, m.noReport) },
+		summary: func(res *result.Result) { e.liveSummary(res.Runs) },
+		outcome: func(res *result.Result, _ error) error {
+			failed := e.checkOutcome(res)
+			if err := mostFailed(res.Runs); err != nil {
+				return err
+			}
+			return failed
+		},
+	})
 }
 
 // write prints res's finding and summary table, then writes res into
