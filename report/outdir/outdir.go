@@ -265,3 +265,30 @@ func Resolve(p string) (string, error) {
 func Within(p, dir string) bool {
 	return strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
 }
+
+// WriteFit writes the fit f as dir's fit.json and, when res is not nil,
+// res as its result.json beside it: both are written to temporary names
+// first and then renamed, so that the folder never holds a verdict in
+// one and not the other.
+func WriteFit(dir string, f *fit.Result, res *result.Result) error {
+	if res == nil {
+		return f.WriteFile(dir)
+	}
+	tmp, err := os.MkdirTemp(dir, ".fit-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if err := f.WriteFile(tmp); err != nil {
+		return err
+	}
+	if err := res.WriteFile(filepath.Join(tmp, ResultFile)); err != nil {
+		return err
+	}
+	for _, name := range []string{ResultFile, fit.File} {
+		if err := os.Rename(filepath.Join(tmp, name), filepath.Join(dir, name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

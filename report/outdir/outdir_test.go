@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ratebench/ratebench/bench/fit"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/report"
 	"github.com/ratebench/ratebench/report/outdir"
@@ -162,6 +163,42 @@ func TestResolveWithin(t *testing.T) {
 		if err != nil || got != tc.want || outdir.Within(got, in) != tc.within {
 			t.Errorf("%s: Resolve %q, %v, within %v; want %q, within %v", tc.name, got, err, outdir.Within(got, in), tc.want, tc.within)
 		}
+	}
+}
+
+// TestWriteFit: the fit alone, or the fit and the result it belongs
+// with, land under their names and nothing else is left in the folder.
+func TestWriteFit(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		res  *result.Result
+		want []string // the folder's files after
+	}{
+		{name: "the fit alone", want: []string{"fit.json"}},
+		{name: "the fit and its result", res: smallResult(3), want: []string{"fit.json", outdir.ResultFile}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			must(t, outdir.WriteFit(dir, &fit.Result{Requests: 42}, tc.res))
+			entries, err := os.ReadDir(dir)
+			must(t, err)
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			if !slices.Equal(names, tc.want) {
+				t.Errorf("the folder holds %q, want %q", names, tc.want)
+			}
+			f, err := fit.ReadResult(dir)
+			if err != nil || f.Requests != 42 {
+				t.Errorf("fit.json: %v, %+v; want the fit written", err, f)
+			}
+			if tc.res != nil {
+				if res, err := result.ReadFile(filepath.Join(dir, outdir.ResultFile)); err != nil || res.Meta.Seed != 3 {
+					t.Errorf("result.json: %v; want the result written", err)
+				}
+			}
+		})
 	}
 }
 
