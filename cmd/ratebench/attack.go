@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"math"
 	"net/http"
 	"net/netip"
@@ -21,7 +20,7 @@ import (
 	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/httpexec"
 	"github.com/ratebench/ratebench/bench/result"
-	"github.com/ratebench/ratebench/report"
+	"github.com/ratebench/ratebench/report/summary"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -358,7 +357,7 @@ func (e *env) attack(ctx context.Context, a *attack, out *outDir, seed uint64, n
 			return &result.Result{Meta: meta, Policy: result.PolicyOf(pol), Workload: w, Runs: runs}, err
 		},
 		write:   func(res *result.Result) error { return e.write(out, res, noReport) },
-		summary: func(res *result.Result) { e.attackSummary(res.Runs[0], pol) },
+		summary: func(res *result.Result) { summary.Attack(e.stdout, res.Runs[0], pol) },
 		outcome: func(res *result.Result, _ error) error { return e.checkOutcome(res) },
 	})
 	return err
@@ -379,77 +378,6 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
-}
-
-// attackSummary prints what the table does not show: rates, statuses,
-// Retry-After values, latency beside service time and lateness.
-func (e *env) attackSummary(run result.Run, pol algorithms.Policy) {
-	l, h := run.Live, run.HTTP
-	from := ""
-	if n := len(h.SourceAddrs); n > 0 {
-		from = fmt.Sprintf(" from %d source addresses", n)
-	}
-	if h.Closed {
-		fmt.Fprintf(e.stdout, "%s: closed loop over %d connections%s: completed %.0f/s\n", h.URL, h.Connections, from, h.CompletedRatePerS)
-	} else {
-		fmt.Fprintf(e.stdout, "%s: sent %.0f/s of %.0f/s offered (%d dropped, %.2f%% late), completed %.0f/s over %d connections%s\n",
-			h.URL, l.AchievedRatePerS, l.OfferedRatePerS, l.Dropped, l.LatePct, h.CompletedRatePerS, h.Connections, from)
-	}
-	fmt.Fprintf(e.stdout, "status: %s; rejected (%s): %.2f%% of responses", countsText(run.StatusCodes), statusesText(h.RejectStatuses), h.TooManyPct)
-	if len(h.RetryAfterS) > 0 {
-		fmt.Fprintf(e.stdout, "; Retry-After (s): %s", countsText(h.RetryAfterS))
-	}
-	if h.HonorRetryAfter {
-		fmt.Fprintf(e.stdout, "; held back %d", h.HeldBack)
-	}
-	if len(run.ErrorKinds) > 0 {
-		fmt.Fprintf(e.stdout, "; errors: %s", countsText(run.ErrorKinds))
-	}
-	fmt.Fprintln(e.stdout)
-	d := func(v int64) time.Duration { return time.Duration(v).Round(time.Microsecond) }
-	policy := fmt.Sprintf("%d per %v (%s)", pol.Limit, pol.Window, h.PolicySource)
-	if pol.Limit == 0 {
-		policy = "none known"
-	}
-	fmt.Fprintf(e.stdout, "latency p50 %v p99 %v max %v; service p50 %v p99 %v; lateness p99 %v; policy %s\n",
-		d(run.Latency.P50), d(run.Latency.P99), d(run.Latency.Max), d(l.Service.P50), d(l.Service.P99), d(l.Lateness.P99), policy)
-	if s := report.HeadersReading(h.Headers); s != "" {
-		fmt.Fprintf(e.stdout, "headers: %s\n", s)
-	}
-}
-
-// statusesText is "429" or "429, 503".
-func statusesText(codes []int) string {
-	parts := make([]string, len(codes))
-	for i, c := range codes {
-		parts[i] = strconv.Itoa(c)
-	}
-	return strings.Join(parts, ", ")
-}
-
-// countsText is "200: 9, 429: 1" in key order (numerically when the keys
-// are numbers).
-func countsText(m map[string]int64) string {
-	if len(m) == 0 {
-		return "none"
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b string) int {
-		x, errA := strconv.Atoi(a)
-		y, errB := strconv.Atoi(b)
-		if errA == nil && errB == nil {
-			return x - y
-		}
-		return strings.Compare(a, b)
-	})
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s: %d", k, m[k])
-	}
-	return strings.Join(parts, ", ")
 }
 
 // validHeaderName reports whether s may be a header field name.

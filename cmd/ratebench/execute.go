@@ -13,6 +13,7 @@ import (
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/report"
 	"github.com/ratebench/ratebench/report/bars"
+	"github.com/ratebench/ratebench/report/summary"
 )
 
 // measured is one run to make, checked and ready: the engine, its config
@@ -164,7 +165,7 @@ func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
 			return bench.NewResult(meta, cfg, runs), err
 		},
 		write:   func(res *result.Result) error { return e.write(m.out, res, m.noReport) },
-		summary: func(res *result.Result) { e.liveSummary(res.Runs) },
+		summary: func(res *result.Result) { summary.Live(e.stdout, res.Runs) },
 		outcome: func(res *result.Result, _ error) error {
 			failed := e.checkOutcome(res)
 			if err := mostFailed(res.Runs); err != nil {
@@ -226,37 +227,4 @@ func mostFailed(runs []result.Run) error {
 		return nil
 	}
 	return errors.New("most decisions failed, so the results measure the failure policy, not the limiter: " + strings.Join(bad, "; "))
-}
-
-// liveSummary prints, for live runs, what the table does not show: the
-// rates, drops and lateness of the sender, latency beside service time,
-// and what the harness itself costs.
-func (e *env) liveSummary(runs []result.Run) {
-	ns := func(v int64) time.Duration { // three or four significant digits
-		d := time.Duration(v)
-		switch {
-		case d >= time.Second:
-			return d.Round(time.Millisecond)
-		case d >= time.Millisecond:
-			return d.Round(time.Microsecond)
-		case d >= time.Microsecond:
-			return d.Round(10 * time.Nanosecond)
-		}
-		return d
-	}
-	var cal *result.Calibration
-	for _, r := range runs {
-		l := r.Live
-		if l == nil {
-			continue
-		}
-		cal = l.Calibration
-		fmt.Fprintf(e.stdout, "%s: sent %.0f/s of %.0f/s offered, %d dropped, %.2f%% late; latency p50 %v p99 %v; service p50 %v p99 %v\n",
-			r.Algorithm, l.AchievedRatePerS, l.OfferedRatePerS, l.Dropped, l.LatePct,
-			ns(r.Latency.P50), ns(r.Latency.P99), ns(l.Service.P50), ns(l.Service.P99))
-	}
-	if cal != nil {
-		fmt.Fprintf(e.stdout, "harness: %.0fns per decision (median; mean %.0fns; a clock read costs %.0fns here, a decision takes two); a no-op limiter's latency p50 %v p99 %v, service p50 %v\n",
-			cal.OverheadNS, cal.OverheadMeanNS, cal.ClockReadNS, ns(cal.Latency.P50), ns(cal.Latency.P99), ns(cal.Service.P50))
-	}
 }

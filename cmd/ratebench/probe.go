@@ -15,6 +15,7 @@ import (
 	"github.com/ratebench/ratebench/bench/probe"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/report"
+	"github.com/ratebench/ratebench/report/summary"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -211,7 +212,7 @@ func (e *env) writeProbe(out *outDir, res *result.Result, ft *fit.Result, noRepo
 			fmt.Fprintf(e.stdout, "headers: %s\n", s)
 		}
 		if p.RejectFound {
-			fmt.Fprintf(e.stdout, "rejections are answered with %s (found by the probe)\n", statusesText(p.RejectStatuses))
+			fmt.Fprintf(e.stdout, "rejections are answered with %s (found by the probe)\n", summary.Statuses(p.RejectStatuses))
 		}
 	}
 	// fit.json goes after result.json, whose writing removes an earlier
