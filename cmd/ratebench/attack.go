@@ -11,7 +11,6 @@ import (
 	"os"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -191,22 +190,12 @@ func (f *attackFlags) check() error {
 	return err
 }
 
-// parseStatuses parses -reject-status: statuses from 100 to 599, none a
-// 2xx (an admission), at least one.
+// parseStatuses parses -reject-status (see httpexec.ParseStatuses); an
+// error is a usage error.
 func parseStatuses(s string) ([]int, error) {
-	var out []int
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		n, err := strconv.Atoi(part)
-		switch {
-		case err != nil || n < 100 || n > 599:
-			return nil, usagef("-reject-status %q: %q is not an HTTP status (100-599)", s, part)
-		case n >= 200 && n < 300:
-			return nil, usagef("-reject-status %q: %d is a success, which cannot mean rejected", s, n)
-		}
-		if !slices.Contains(out, n) {
-			out = append(out, n)
-		}
+	out, err := httpexec.ParseStatuses(s)
+	if err != nil {
+		return nil, usagef("-reject-status %q: %s", s, strings.TrimPrefix(err.Error(), httpexec.ErrBadRequest.Error()+": "))
 	}
 	return out, nil
 }
