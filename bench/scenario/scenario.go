@@ -49,19 +49,21 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 // Scenario is a matrix of workloads x policies, each run on the same
 // algorithms, as read from a YAML or JSON file (JSON is read as YAML).
 // Every (policy, workload) pair becomes one Cell, and one result folder.
-// Its fields are the file's.
+// Its fields are the file's; zero ones take defaults. Cells only reads
+// it, so one Scenario may be expanded from several goroutines.
 type Scenario struct {
-	Name       string     `yaml:"name"`
-	Seed       uint64     `yaml:"seed"`
-	Duration   Duration   `yaml:"duration"`
-	Keys       int        `yaml:"keys"`
-	Replicas   int        `yaml:"replicas"`
-	Algorithms []string   `yaml:"algorithms"`
+	Name       string     `yaml:"name"`       // the results' title; default: the file's name
+	Seed       uint64     `yaml:"seed"`       // every workload's seed; default 1
+	Duration   Duration   `yaml:"duration"`   // each workload's length; default 10s
+	Keys       int        `yaml:"keys"`       // distinct keys; default 1
+	Replicas   int        `yaml:"replicas"`   // app replicas; default 1
+	Algorithms []string   `yaml:"algorithms"` // default: every algorithm
 	Policies   []Policy   `yaml:"policies"`
 	Workloads  []Workload `yaml:"workloads"`
 }
 
-// Policy is one policy of a scenario: a limit per window, and a burst.
+// Policy is one policy of a scenario: Limit cost units per Window, and
+// a Burst (default: the limit), as algorithms.PolicyFromFloat takes them.
 type Policy struct {
 	Limit  float64  `yaml:"limit"`
 	Window Duration `yaml:"window"`
@@ -69,8 +71,10 @@ type Policy struct {
 }
 
 // Workload is one workload of a scenario; zero fields take the
-// scenario's or the generator's defaults (see workload.Spec). RateX is the rate as a multiple
-// of the policy's L/W (1.5 = 50% over the limit).
+// scenario's or the generator's defaults (see workload.Spec, whose
+// fields they are). Rate is in arrivals per second; RateX, used when
+// Rate is not given, is the rate as a multiple of the policy's L/W (1.5,
+// the default: 50% over the limit).
 type Workload struct {
 	Name       string   `yaml:"name"`
 	Rate       float64  `yaml:"rate"`
@@ -91,12 +95,12 @@ type Workload struct {
 // Cell is one (policy, workload) pair of a scenario, checked: the engine
 // config (without Span, which a trace's reading gives) and what to run.
 type Cell struct {
-	Name       string        // folder name: <workload>[-<policy index>]
+	Name       string        // folder name: <workload>[-p<policy index>]
 	Spec       workload.Spec // the workload, also Config.Workload
-	Config     bench.Config
-	Algorithms []string // checked names; empty means all
-	Replicas   int
-	Seed       uint64
+	Config     bench.Config  // the policy, the workload and the exact reference
+	Algorithms []string      // checked names; empty means all
+	Replicas   int           // app replicas, each with its own limiter state
+	Seed       uint64        // the workload's seed
 }
 
 // Parse reads a scenario; errors wrap ErrInvalid and name the field,
