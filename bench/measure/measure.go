@@ -33,16 +33,16 @@ type Counting struct {
 	Theory, Over int64
 	// Served: a shaper's run, whose admits count when served (Done), not
 	// when sent, and whose latency is the delay its admitted requests
-	// waited to be served.
+	// waited to be served (Latency aside).
 	Served bool
 	// HTTP: an executor's run, whose failures are neither admitted nor
 	// rejected; otherwise a failure is admitted when FailOpen and rejected
 	// when not, as a limiter error is.
 	HTTP     bool
 	FailOpen bool
-	// Latency: every row's done minus sent is its latency, and the p99 the
-	// run's timing uncertainty (unless Served). A trace's rows are counted
-	// so; the engines measure latency on their own.
+	// Latency: unless Served, every row's done minus sent is its latency,
+	// and the p99 the run's timing uncertainty. A trace's rows are counted
+	// so; the engines measure the latency of their calls on their own.
 	Latency bool
 	// Reference, when not nil, is the exact limiter (backend.Reference)
 	// each decision is compared with at its instant, in order: Finish then
@@ -166,9 +166,7 @@ func (s *Summary) Add(r *call.Row) {
 		return
 	}
 	served := max(int64(r.Done), at)
-	if !s.c.Latency {
-		_ = s.lat.RecordValue(min(max(served-at, result.HistLowest), result.HistHighest))
-	}
+	_ = s.lat.RecordValue(min(max(served-at, result.HistLowest), result.HistHighest))
 	heap.Push(&s.pending, pending{at: served, cost: cost, key: ks})
 }
 
@@ -181,7 +179,7 @@ func (s *Summary) observe(r *call.Row) {
 		}
 		s.run.StatusCodes[strconv.Itoa(r.Status)]++
 	}
-	if s.c.Latency && r.Done >= r.Sent {
+	if s.c.Latency && !s.c.Served && r.Done >= r.Sent {
 		d := int64(r.Done - r.Sent)
 		s.waited = s.waited || d > 0
 		_ = s.lat.RecordValue(min(max(d, result.HistLowest), result.HistHighest))
@@ -295,13 +293,11 @@ func (s *Summary) Finish(duration int64) (result.Run, error) {
 func (s *Summary) latency(run *result.Run) {
 	switch {
 	case s.lat == nil || s.lat.TotalCount() == 0:
-	case s.c.Served && !s.c.Latency:
+	case s.c.Served:
 		run.Latency, run.LatencyHDR = result.PercentilesOf(s.lat), result.EncodeHistogram(s.lat)
 	case s.waited:
 		run.Latency, run.LatencyHDR = result.PercentilesOf(s.lat), result.EncodeHistogram(s.lat)
-		if !s.c.Served {
-			run.TimingUncertaintyNS = run.Latency.P99
-		}
+		run.TimingUncertaintyNS = run.Latency.P99
 	}
 }
 

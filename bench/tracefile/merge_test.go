@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratebench/ratebench/bench/backend"
 	"github.com/ratebench/ratebench/bench/call"
+	"github.com/ratebench/ratebench/bench/measure"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/tracefile"
 )
@@ -187,8 +187,8 @@ func TestSummaryExactOverMergedParts(t *testing.T) {
 // summarize counts parts with a W of 1000 ns and bins of 100.
 func summarize(t *testing.T, parts []tracefile.Part, served bool) result.Run {
 	t.Helper()
-	s := tracefile.NewSummary(tracefile.Counting{Policy: result.PolicyJSON{Limit: 10, WindowNS: 1000, Burst: 10}, Bin: 100, Served: served})
-	if err := tracefile.MergeRows(parts, func(r tracefile.Row) error { s.Add(r); return nil }); err != nil {
+	s := measure.New(measure.Counting{Policy: result.PolicyJSON{Limit: 10, WindowNS: 1000, Burst: 10}, Bin: 100, Served: served})
+	if err := tracefile.MergeRows(parts, func(r tracefile.Row) error { s.Add(&r.Row); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	run, err := s.Finish(0)
@@ -196,110 +196,6 @@ func summarize(t *testing.T, parts []tracefile.Part, served bool) result.Run {
 		t.Fatal(err)
 	}
 	return run
-}
-
-// TestSummaryCounting: errors count as the engine counted them (an HTTP
-// run's apart, a limiter's by its failure policy), statuses and error
-// kinds are tallied, latency is done minus sent and its p99 the timing
-// uncertainty, and a shaper's instants have none.
-func TestSummaryCounting(t *testing.T) {
-	rows := []call.Row{
-		{Algorithm: "a", Sent: 0, Done: 1000, Key: "k", Status: 200, Outcome: call.Admitted},
-		{Algorithm: "a", Sent: 10, Done: 2000, Key: "k", Status: 429, Outcome: call.Rejected},
-		{Algorithm: "a", Sent: 20, Done: 3000, Key: "j", Outcome: call.Failed, ErrorKind: "timeout"},
-		{Algorithm: "a", Sent: 30, Done: 4000, Key: "j", Outcome: call.Failed},
-	}
-	path := writeTrace(t, t.TempDir(), rows)
-	for _, tc := range []struct {
-		name                       string
-		c                          tracefile.Counting
-		admitted, rejected, errors int64
-		uncertainty                int64
-	}{
-		{name: "HTTP: errors apart", c: tracefile.Counting{HTTP: true}, admitted: 1, rejected: 1, errors: 2, uncertainty: 3970},
-		{name: "limiter, fail closed: errors rejected", admitted: 1, rejected: 3, errors: 2, uncertainty: 3970},
-		{name: "limiter, fail open: errors admitted", c: tracefile.Counting{FailOpen: true}, admitted: 3, rejected: 1, errors: 2, uncertainty: 3970},
-		{name: "shaper: served instants, no uncertainty", c: tracefile.Counting{Served: true}, admitted: 1, rejected: 3, errors: 2},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c := tc.c
-			c.Policy, c.Bin = result.PolicyJSON{Limit: 10, WindowNS: 1e6, Burst: 10}, 1e5
-			s := tracefile.NewSummary(c)
-			if err := tracefile.MergeRows([]tracefile.Part{{Path: path, Count: 4}}, func(r tracefile.Row) error { s.Add(r); return nil }); err != nil {
-				t.Fatal(err)
-			}
-			run, err := s.Finish(1e6)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if run.Offered != 4 || run.Admitted != tc.admitted || run.Rejected != tc.rejected || run.Errors != tc.errors {
-				t.Errorf("offered %d admitted %d rejected %d errors %d, want 4 %d %d %d", run.Offered, run.Admitted, run.Rejected, run.Errors, tc.admitted, tc.rejected, tc.errors)
-			}
-			if run.StatusCodes["200"] != 1 || run.StatusCodes["429"] != 1 || len(run.StatusCodes) != 2 ||
-				run.ErrorKinds["timeout"] != 1 || run.ErrorKinds["other"] != 1 {
-				t.Errorf("status codes %v, error kinds %v", run.StatusCodes, run.ErrorKinds)
-			}
-			if run.Latency == nil || run.Latency.Count != 4 || run.Latency.Max < 3960 || run.Latency.Max > 3980 {
-				t.Errorf("latency %+v, want 4 values up to 3970 ns (done - sent)", run.Latency)
-			}
-			if d := run.TimingUncertaintyNS - tc.uncertainty; d < -10 || d > 10 {
-				t.Errorf("timing uncertainty %d, want about %d", run.TimingUncertaintyNS, tc.uncertainty)
-			}
-			if len(run.Series.Admitted) != 10 || run.KeyCount != 2 || run.DisagreementPct != -1 {
-				t.Errorf("%d bins (want 10), %d keys (want 2), disagreement %v (want -1)", len(run.Series.Admitted), run.KeyCount, run.DisagreementPct)
-			}
-		})
-	}
-}
-
-// TestSummaryDisagreement: with a reference, each decision is compared
-// with the exact log's at its send instant, per key; an HTTP run's
-// failures are not compared, a limiter's count by the failure policy.
-func TestSummaryDisagreement(t *testing.T) {
-	// Limit 2 per 1000 ns. Key k: the exact log admits the first two
-	// and rejects the third; the trace admitted the third (a false admit)
-	// and rejected the second (a false reject). Key j: admitted, as the
-	// log would; then a failure.
-	rows := []call.Row{
-		{Algorithm: "a", Sent: 0, Key: "k", Outcome: call.Admitted},
-		{Algorithm: "a", Sent: 10, Key: "k", Outcome: call.Rejected},
-		{Algorithm: "a", Sent: 20, Key: "k", Outcome: call.Admitted},
-		{Algorithm: "a", Sent: 30, Key: "j", Outcome: call.Admitted},
-		{Algorithm: "a", Sent: 40, Key: "j", Outcome: call.Failed},
-	}
-	path := writeTrace(t, t.TempDir(), rows)
-	pol := result.PolicyJSON{Limit: 2, WindowNS: 1000, Burst: 2}
-	for _, tc := range []struct {
-		name               string
-		c                  tracefile.Counting
-		falseAdm, falseRej int64
-		pct                float64
-	}{
-		{name: "HTTP: the failure not compared", c: tracefile.Counting{HTTP: true}, falseAdm: 1, falseRej: 1, pct: 40},
-		{name: "fail closed: the failure a false reject", falseAdm: 1, falseRej: 2, pct: 60},
-		{name: "fail open: the failure as the log", c: tracefile.Counting{FailOpen: true}, falseAdm: 1, falseRej: 1, pct: 40},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c := tc.c
-			ref, err := backend.Reference(pol.Policy(), 2)()
-			if err != nil {
-				t.Fatal(err)
-			}
-			c.Policy, c.Bin, c.Reference = pol, 100, ref
-			s := tracefile.NewSummary(c)
-			if err := tracefile.MergeRows([]tracefile.Part{{Path: path, Count: 5}}, func(r tracefile.Row) error { s.Add(r); return nil }); err != nil {
-				t.Fatal(err)
-			}
-			run, err := s.Finish(0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if run.FalseAdmits != tc.falseAdm || run.FalseRejects != tc.falseRej || run.DisagreementPct != tc.pct {
-				t.Errorf("false admits %d, false rejects %d, disagreement %v%%; want %d, %d, %v%%",
-					run.FalseAdmits, run.FalseRejects, run.DisagreementPct, tc.falseAdm, tc.falseRej, tc.pct)
-			}
-		})
-	}
 }
 
 // TestScan: a trace's stretches of one algorithm, their rows, latest

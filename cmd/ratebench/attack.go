@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"math"
 	"net/http"
 	"net/netip"
@@ -12,7 +11,6 @@ import (
 	"os"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -22,7 +20,7 @@ import (
 	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/httpexec"
 	"github.com/ratebench/ratebench/bench/result"
-	"github.com/ratebench/ratebench/report"
+	"github.com/ratebench/ratebench/report/summary"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -193,22 +191,12 @@ func (f *attackFlags) check() error {
 	return err
 }
 
-// parseStatuses parses -reject-status: statuses from 100 to 599, none a
-// 2xx (an admission), at least one.
+// parseStatuses parses -reject-status (see httpexec.ParseStatuses); an
+// error is a usage error.
 func parseStatuses(s string) ([]int, error) {
-	var out []int
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		n, err := strconv.Atoi(part)
-		switch {
-		case err != nil || n < 100 || n > 599:
-			return nil, usagef("-reject-status %q: %q is not an HTTP status (100-599)", s, part)
-		case n >= 200 && n < 300:
-			return nil, usagef("-reject-status %q: %d is a success, which cannot mean rejected", s, n)
-		}
-		if !slices.Contains(out, n) {
-			out = append(out, n)
-		}
+	out, err := httpexec.ParseStatuses(s)
+	if err != nil {
+		return nil, usagef("-reject-status %q: %s", s, strings.TrimPrefix(err.Error(), httpexec.ErrBadRequest.Error()+": "))
 	}
 	return out, nil
 }
@@ -330,72 +318,40 @@ func (e *env) attackCommand() *command {
 	return c
 }
 
-// attack runs the attack on the live engine, prints the summary table,
-// then writes result.json (also after Ctrl-C, for what ran) and the
-// report into out.
+// attack runs the attack on the live engine through measure, printing
+// the summary table and writing result.json and the report into out.
 func (e *env) attack(ctx context.Context, a *attack, out *outDir, seed uint64, noReport, trace bool) error {
 	meta := result.NewMeta("http", seed, e.args)
 	meta.Shard = a.shard.meta()
-	for _, w := range a.warnings {
-		fmt.Fprintf(e.stderr, "warning: %s\n", w)
-	}
-	tw, err := startTrace(out, trace)
-	if err != nil {
-		out.abandon()
-		return err
-	}
-	if !a.shard.wait(ctx) {
-		if tw != nil {
-			tw.Abort()
-		}
-		out.abandon()
-		return errInterrupted
-	}
-	if tw != nil {
-		a.cfg.Trace = tw
-	}
-	ui := newProgress(e.stderr, 1, a.progress)
-	a.cfg.Progress = asProgress(ui)
-	exec := httpexec.NewExecutor(a.client, a.cfg.Connections, a.cfg.MaxInFlight, a.reject)
-	start := time.Now()
-	run, pol, err := bench.LiveExecutor(ctx, a.cfg, a.target, exec)
-	exec.Close()
-	waitFor(ui)
-	meta.ElapsedNS = int64(time.Since(start))
-	interrupted := errors.Is(err, context.Canceled)
-	if err != nil && !interrupted {
-		if tw != nil {
-			tw.Abort()
-		}
-		out.abandon()
-		return err
-	}
-	h := run.HTTP
-	h.URL, h.Method, h.Client, h.Connections = a.url, a.method, a.client.Name(), a.client.Dials()
-	h.KeyHeader, h.ServerAlgorithm, h.RejectStatuses = a.keyHeader, a.algo, a.reject
-	h.SourceAddrs = a.client.Sources()
-	meta.Interrupted = interrupted
-	runs := []result.Run{run}
-	meta.Warnings = append(bench.Warnings(runs), a.shard.lagWarnings(runs)...)
-	printWarnings(e.stderr, meta.Warnings)
-	w := a.cfg.Workload.Record()
-	w["url"] = a.url
-	r := &result.Result{Meta: meta, Policy: result.PolicyOf(pol), Workload: w, Runs: runs}
-	if err := a.checks.apply(r); err != nil { // the names were checked before the attack: write what ran regardless
-		fmt.Fprintf(e.stderr, "warning: %v\n", err)
-	}
-	if err := e.endTrace(tw, out, e.write(out, r, noReport)); err != nil {
-		if interrupted {
-			return fmt.Errorf("%w: %w", errInterrupted, err)
-		}
-		return err
-	}
-	e.attackSummary(run, pol)
-	if interrupted {
-		fmt.Fprintf(e.stderr, "interrupted: wrote what ran to %s\n", out.path)
-		return errInterrupted
-	}
-	return e.checkOutcome(r)
+	e.warn(a.warnings)
+	var pol algorithms.Policy
+	_, err := e.measure(ctx, measurement{
+		out: out, trace: trace, wait: a.shard.wait, passes: 1, progress: a.progress, checks: &a.checks,
+		run: func(ctx context.Context, tr call.Tracer, p bench.Progress) (*result.Result, error) {
+			cfg := a.cfg
+			cfg.Trace, cfg.Progress = tr, p
+			exec := httpexec.NewExecutor(a.client, cfg.Connections, cfg.MaxInFlight, a.reject)
+			run, used, err := bench.LiveExecutor(ctx, cfg, a.target, exec)
+			exec.Close()
+			if err != nil && !errors.Is(err, context.Canceled) {
+				return nil, err
+			}
+			pol = used
+			h := run.HTTP
+			h.URL, h.Method, h.Client, h.Connections = a.url, a.method, a.client.Name(), a.client.Dials()
+			h.KeyHeader, h.ServerAlgorithm, h.RejectStatuses = a.keyHeader, a.algo, a.reject
+			h.SourceAddrs = a.client.Sources()
+			runs := []result.Run{run}
+			meta.Warnings = append(bench.Warnings(runs), a.shard.lagWarnings(runs)...)
+			w := cfg.Workload.Record()
+			w["url"] = a.url
+			return &result.Result{Meta: meta, Policy: result.PolicyOf(pol), Workload: w, Runs: runs}, err
+		},
+		write:   func(res *result.Result) error { return e.write(out, res, noReport) },
+		summary: func(res *result.Result) { summary.Attack(e.stdout, res.Runs[0], pol) },
+		outcome: func(res *result.Result, _ error) error { return e.checkOutcome(res) },
+	})
+	return err
 }
 
 // hostOf is an attack's backend name: its URL's host.
@@ -413,77 +369,6 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
-}
-
-// attackSummary prints what the table does not show: rates, statuses,
-// Retry-After values, latency beside service time and lateness.
-func (e *env) attackSummary(run result.Run, pol algorithms.Policy) {
-	l, h := run.Live, run.HTTP
-	from := ""
-	if n := len(h.SourceAddrs); n > 0 {
-		from = fmt.Sprintf(" from %d source addresses", n)
-	}
-	if h.Closed {
-		fmt.Fprintf(e.stdout, "%s: closed loop over %d connections%s: completed %.0f/s\n", h.URL, h.Connections, from, h.CompletedRatePerS)
-	} else {
-		fmt.Fprintf(e.stdout, "%s: sent %.0f/s of %.0f/s offered (%d dropped, %.2f%% late), completed %.0f/s over %d connections%s\n",
-			h.URL, l.AchievedRatePerS, l.OfferedRatePerS, l.Dropped, l.LatePct, h.CompletedRatePerS, h.Connections, from)
-	}
-	fmt.Fprintf(e.stdout, "status: %s; rejected (%s): %.2f%% of responses", countsText(run.StatusCodes), statusesText(h.RejectStatuses), h.TooManyPct)
-	if len(h.RetryAfterS) > 0 {
-		fmt.Fprintf(e.stdout, "; Retry-After (s): %s", countsText(h.RetryAfterS))
-	}
-	if h.HonorRetryAfter {
-		fmt.Fprintf(e.stdout, "; held back %d", h.HeldBack)
-	}
-	if len(run.ErrorKinds) > 0 {
-		fmt.Fprintf(e.stdout, "; errors: %s", countsText(run.ErrorKinds))
-	}
-	fmt.Fprintln(e.stdout)
-	d := func(v int64) time.Duration { return time.Duration(v).Round(time.Microsecond) }
-	policy := fmt.Sprintf("%d per %v (%s)", pol.Limit, pol.Window, h.PolicySource)
-	if pol.Limit == 0 {
-		policy = "none known"
-	}
-	fmt.Fprintf(e.stdout, "latency p50 %v p99 %v max %v; service p50 %v p99 %v; lateness p99 %v; policy %s\n",
-		d(run.Latency.P50), d(run.Latency.P99), d(run.Latency.Max), d(l.Service.P50), d(l.Service.P99), d(l.Lateness.P99), policy)
-	if s := report.HeadersReading(h.Headers); s != "" {
-		fmt.Fprintf(e.stdout, "headers: %s\n", s)
-	}
-}
-
-// statusesText is "429" or "429, 503".
-func statusesText(codes []int) string {
-	parts := make([]string, len(codes))
-	for i, c := range codes {
-		parts[i] = strconv.Itoa(c)
-	}
-	return strings.Join(parts, ", ")
-}
-
-// countsText is "200: 9, 429: 1" in key order (numerically when the keys
-// are numbers).
-func countsText(m map[string]int64) string {
-	if len(m) == 0 {
-		return "none"
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b string) int {
-		x, errA := strconv.Atoi(a)
-		y, errB := strconv.Atoi(b)
-		if errA == nil && errB == nil {
-			return x - y
-		}
-		return strings.Compare(a, b)
-	})
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s: %d", k, m[k])
-	}
-	return strings.Join(parts, ", ")
 }
 
 // validHeaderName reports whether s may be a header field name.

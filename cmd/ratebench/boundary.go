@@ -101,7 +101,7 @@ func (e *env) boundaryCommand() *command {
 		}
 		targets, closeFn, err := backendFl.targets(names, p, 1, 1, false, 1, bd)
 		if err != nil {
-			o.abandon()
+			o.Abandon()
 			return err
 		}
 		defer closeFn()

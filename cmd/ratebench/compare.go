@@ -54,10 +54,10 @@ func (e *env) compareCommand() *command {
 		if err := report.CompareTable(e.stdout, a, b, opts); err != nil {
 			return err
 		}
-		if err := report.Compare(o.path, a, b, opts); err != nil {
+		if err := report.Compare(o.Path, a, b, opts); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "compare: %s\n", filepath.Join(o.path, report.CompareFile))
+		fmt.Fprintf(e.stdout, "compare: %s\n", filepath.Join(o.Path, report.CompareFile))
 		return nil
 	}
 	return c

@@ -13,6 +13,8 @@ import (
 	"github.com/ratebench/ratebench/bench/fit"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/report"
+	"github.com/ratebench/ratebench/report/bars"
+	"github.com/ratebench/ratebench/report/summary"
 )
 
 // measured is one run to make, checked and ready: the engine, its config
@@ -31,16 +33,112 @@ type measured struct {
 	progress string // -progress
 }
 
-// execute runs m, prints the summary table, then writes result.json and
-// the report into m's folder (also after Ctrl-C, for what ran), and the
-// outcome of its -check conditions. It returns errInterrupted after an
-// interrupt, an error after writing when most decisions of a run failed
-// or, failing that, an exitStatus of 1 when a check failed, or an error
-// when writing failed (the table is printed all the same).
-func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
-	for _, w := range m.warnings {
+// measurement is one measuring command's run, for measure: run, attack
+// and probe each say how to run their engine, write what it measured
+// and judge the outcome; measure does the rest the same way for all.
+type measurement struct {
+	out      *outDir
+	trace    bool                       // write requests.csv
+	wait     func(context.Context) bool // when set, waits for the start (-start-at); false: interrupted
+	passes   int                        // for the progress display; 0: not known
+	progress string                     // -progress
+	checks   *checksFlag                // evaluated on the result before it is written, when set
+	quiet    bool                       // the result's warnings are not said on stderr
+	// run runs the engine with tr (nil: no trace) and p as its tracer
+	// and progress. It returns the result to write, its Meta.Warnings
+	// set (Elapsed and Interrupted are measure's), or nil when nothing
+	// is to be written (a failure before anything was measured).
+	run func(ctx context.Context, tr call.Tracer, p bench.Progress) (*result.Result, error)
+	// write writes res into out (before the trace is put in place).
+	write func(res *result.Result) error
+	// summary, when set, prints what the table does not show.
+	summary func(res *result.Result)
+	// outcome is the exit after a run that was not interrupted: err is
+	// the run's own error, if it still wrote a result.
+	outcome func(res *result.Result, err error) error
+}
+
+// measure is the one pipeline of the measuring commands: it starts the
+// trace, waits for the start, runs m with its progress shown, then (also
+// after Ctrl-C, for what ran) says the result's warnings, evaluates its
+// checks, writes it with its trace, prints the summary, and returns
+// errInterrupted after an interrupt, else m's outcome. A run that fails
+// before measuring anything leaves nothing behind. The result is
+// returned once written, even with an error (the writing's).
+func (e *env) measure(ctx context.Context, m measurement) (*result.Result, error) {
+	tw, err := startTrace(m.out, m.trace)
+	if err != nil {
+		m.out.Abandon()
+		return nil, err
+	}
+	discard := func() {
+		if tw != nil {
+			tw.Abort()
+		}
+		m.out.Abandon()
+	}
+	if m.wait != nil && !m.wait(ctx) {
+		discard()
+		return nil, errInterrupted
+	}
+	var tr call.Tracer
+	if tw != nil {
+		tr = tw
+	}
+	ui := bars.New(e.stderr, m.passes, m.progress)
+	start := time.Now()
+	res, err := m.run(ctx, tr, bars.Progress(ui))
+	bars.Wait(ui)
+	if res == nil {
+		discard()
+		if err == nil {
+			err = errors.New("nothing measured")
+		}
+		return nil, err
+	}
+	res.Meta.ElapsedNS = int64(time.Since(start))
+	interrupted := errors.Is(err, context.Canceled)
+	res.Meta.Interrupted = interrupted
+	if !m.quiet {
+		printWarnings(e.stderr, res.Meta.Warnings)
+	}
+	if m.checks != nil {
+		if cerr := m.checks.apply(res); cerr != nil { // the names were checked before the run: write what ran regardless
+			fmt.Fprintf(e.stderr, "warning: %v\n", cerr)
+		}
+	}
+	if e.beforeWrite != nil {
+		e.beforeWrite()
+	}
+	if werr := e.endTrace(tw, m.out, m.write(res)); werr != nil {
+		if interrupted {
+			return res, fmt.Errorf("%w: %w", errInterrupted, werr)
+		}
+		return res, werr
+	}
+	if m.summary != nil {
+		m.summary(res)
+	}
+	if interrupted {
+		fmt.Fprintf(e.stderr, "interrupted: wrote what ran to %s\n", m.out.Path)
+		return res, errInterrupted
+	}
+	return res, m.outcome(res, err)
+}
+
+// warn says each warning on stderr.
+func (e *env) warn(warnings []string) {
+	for _, w := range warnings {
 		fmt.Fprintf(e.stderr, "warning: %s\n", w)
 	}
+}
+
+// execute runs m on its engine through measure, printing the summary
+// table and writing result.json and the report into m's folder. Past an
+// interrupt, it returns an error when most decisions of a run failed
+// or, failing that, an exitStatus of 1 when a check failed.
+func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
+	e.warn(m.warnings)
 	if m.eng.wall != nil {
 		if d := m.eng.wall(m.cfg, m.targets); d > m.cfg.Span+time.Second {
 			fmt.Fprintf(e.stderr, "this run takes about %v of wall time: each algorithm runs for the whole %v, one after the other, then the harness calibrates\n",
@@ -49,65 +147,34 @@ func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
 	}
 	meta := result.NewMeta(m.eng.mode, m.seed, e.args)
 	meta.Shard = m.shard.meta()
-	tw, err := startTrace(m.out, m.trace)
-	if err != nil {
-		m.out.abandon()
-		return nil, err
-	}
-	if tw != nil {
-		m.cfg.Trace = tw
-	}
-	if m.eng.mode == "live" && !m.shard.wait(ctx) {
-		if tw != nil {
-			tw.Abort()
-		}
-		m.out.abandon()
-		return nil, errInterrupted
-	}
 	passes := len(m.targets)
+	var wait func(context.Context) bool
 	if m.eng.mode == "live" {
 		passes++ // the calibration, after the algorithms
+		wait = m.shard.wait
 	}
-	ui := newProgress(e.stderr, passes, m.progress)
-	m.cfg.Progress = asProgress(ui)
-	start := time.Now()
-	runs, err := m.eng.run(ctx, m.cfg, m.targets)
-	waitFor(ui)
-	meta.ElapsedNS = int64(time.Since(start))
-	interrupted := errors.Is(err, context.Canceled)
-	if err != nil && !interrupted {
-		if tw != nil {
-			tw.Abort()
-		}
-		m.out.abandon()
-		return nil, err
-	}
-	meta.Interrupted = interrupted
-	meta.Warnings = append(bench.Warnings(runs), m.shard.lagWarnings(runs)...)
-	printWarnings(e.stderr, meta.Warnings)
-	res := bench.NewResult(meta, m.cfg, runs)
-	if err := m.checks.apply(res); err != nil { // the names were checked before the run: write what ran regardless
-		fmt.Fprintf(e.stderr, "warning: %v\n", err)
-	}
-	if e.beforeWrite != nil {
-		e.beforeWrite()
-	}
-	if err := e.endTrace(tw, m.out, e.write(m.out, res, m.noReport)); err != nil {
-		if interrupted {
-			return res, fmt.Errorf("%w: %w", errInterrupted, err)
-		}
-		return res, err
-	}
-	e.liveSummary(runs)
-	if interrupted {
-		fmt.Fprintf(e.stderr, "interrupted: wrote what ran to %s\n", m.out.path)
-		return res, errInterrupted
-	}
-	failed := e.checkOutcome(res)
-	if err := mostFailed(runs); err != nil {
-		return res, err
-	}
-	return res, failed
+	return e.measure(ctx, measurement{
+		out: m.out, trace: m.trace, wait: wait, passes: passes, progress: m.progress, checks: &m.checks,
+		run: func(ctx context.Context, tr call.Tracer, p bench.Progress) (*result.Result, error) {
+			cfg := m.cfg
+			cfg.Trace, cfg.Progress = tr, p
+			runs, err := m.eng.run(ctx, cfg, m.targets)
+			if err != nil && !errors.Is(err, context.Canceled) {
+				return nil, err
+			}
+			meta.Warnings = append(bench.Warnings(runs), m.shard.lagWarnings(runs)...)
+			return bench.NewResult(meta, cfg, runs), err
+		},
+		write:   func(res *result.Result) error { return e.write(m.out, res, m.noReport) },
+		summary: func(res *result.Result) { summary.Live(e.stdout, res.Runs) },
+		outcome: func(res *result.Result, _ error) error {
+			failed := e.checkOutcome(res)
+			if err := mostFailed(res.Runs); err != nil {
+				return err
+			}
+			return failed
+		},
+	})
 }
 
 // write prints res's finding and summary table, then writes res into
@@ -122,14 +189,14 @@ func (e *env) write(out *outDir, res *result.Result, noReport bool) error {
 	if err := report.Table(e.stdout, res); err != nil {
 		return err
 	}
-	if err := out.writeResult(res); err != nil {
+	if err := out.WriteResult(res); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "results: %s\n", filepath.Join(out.path, resultFile))
+	fmt.Fprintf(e.stdout, "results: %s\n", filepath.Join(out.Path, resultFile))
 	if noReport {
 		return nil
 	}
-	return e.writeReport(out.path, res)
+	return e.writeReport(out.Path, res)
 }
 
 // writeReport writes the charts, series.csv, .hgrm files and report.html
@@ -161,37 +228,4 @@ func mostFailed(runs []result.Run) error {
 		return nil
 	}
 	return errors.New("most decisions failed, so the results measure the failure policy, not the limiter: " + strings.Join(bad, "; "))
-}
-
-// liveSummary prints, for live runs, what the table does not show: the
-// rates, drops and lateness of the sender, latency beside service time,
-// and what the harness itself costs.
-func (e *env) liveSummary(runs []result.Run) {
-	ns := func(v int64) time.Duration { // three or four significant digits
-		d := time.Duration(v)
-		switch {
-		case d >= time.Second:
-			return d.Round(time.Millisecond)
-		case d >= time.Millisecond:
-			return d.Round(time.Microsecond)
-		case d >= time.Microsecond:
-			return d.Round(10 * time.Nanosecond)
-		}
-		return d
-	}
-	var cal *result.Calibration
-	for _, r := range runs {
-		l := r.Live
-		if l == nil {
-			continue
-		}
-		cal = l.Calibration
-		fmt.Fprintf(e.stdout, "%s: sent %.0f/s of %.0f/s offered, %d dropped, %.2f%% late; latency p50 %v p99 %v; service p50 %v p99 %v\n",
-			r.Algorithm, l.AchievedRatePerS, l.OfferedRatePerS, l.Dropped, l.LatePct,
-			ns(r.Latency.P50), ns(r.Latency.P99), ns(l.Service.P50), ns(l.Service.P99))
-	}
-	if cal != nil {
-		fmt.Fprintf(e.stdout, "harness: %.0fns per decision (median; mean %.0fns; a clock read costs %.0fns here, a decision takes two); a no-op limiter's latency p50 %v p99 %v, service p50 %v\n",
-			cal.OverheadNS, cal.OverheadMeanNS, cal.ClockReadNS, ns(cal.Latency.P50), ns(cal.Latency.P99), ns(cal.Service.P50))
-	}
 }

@@ -5,18 +5,17 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/fit"
 	"github.com/ratebench/ratebench/bench/probe"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/tracefile"
 	"github.com/ratebench/ratebench/report"
+	"github.com/ratebench/ratebench/report/outdir"
 )
 
 // fitFlags are the flags of `ratebench fit`.
@@ -69,7 +68,7 @@ func (e *env) fit(dir string, f fitFlags) error {
 		return err
 	}
 	trace := filepath.Join(dir, tracefile.Name)
-	reqs, err := fitRequests(trace)
+	reqs, err := tracefile.FitRequests(trace)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return usagef("%s has no %s: attack and probe write one unless -no-trace, run with -trace", dir, tracefile.Name)
@@ -96,7 +95,7 @@ func (e *env) fit(dir string, f fitFlags) error {
 	}
 	fr, err := fit.Run(reqs, opts)
 	if err != nil {
-		out.abandon()
+		out.Abandon()
 		return err
 	}
 	if !alone && res.Probe != nil {
@@ -110,14 +109,18 @@ func (e *env) fit(dir string, f fitFlags) error {
 	}
 	to := dir
 	if out != nil {
-		to = out.path
+		to = out.Path
 		if err := e.copyFitted(out, res, trace); err != nil {
-			out.abandon()
+			out.Abandon()
 			return err
 		}
 	}
-	if err := writeFit(to, fr, res, out == nil && !alone && res.Probe != nil); err != nil {
-		out.abandon()
+	var withFit *result.Result // a probe's result, with its new verdict, beside the fit
+	if out == nil && !alone && res.Probe != nil {
+		withFit = res
+	}
+	if err := outdir.WriteFit(to, fr, withFit); err != nil {
+		out.Abandon()
 		return err
 	}
 	fmt.Fprintf(e.stdout, "fit:     %s\n", filepath.Join(to, fit.File))
@@ -131,7 +134,7 @@ func (e *env) fit(dir string, f fitFlags) error {
 // copyFitted writes res (if any) and the trace into a new output folder.
 func (e *env) copyFitted(out *outDir, res *result.Result, trace string) error {
 	if res != nil {
-		if err := out.writeResult(res); err != nil {
+		if err := out.WriteResult(res); err != nil {
 			return err
 		}
 	}
@@ -139,33 +142,7 @@ func (e *env) copyFitted(out *outDir, res *result.Result, trace string) error {
 	if err != nil {
 		return err
 	}
-	return result.WriteFileAtomic(filepath.Join(out.path, tracefile.Name), b)
-}
-
-// writeFit writes fit.json into dir and, with withResult, result.json
-// beside it: both are written to temporary names first and then renamed,
-// so that the folder never holds a verdict in one and not the other.
-func writeFit(dir string, f *fit.Result, res *result.Result, withResult bool) error {
-	if !withResult {
-		return f.WriteFile(dir)
-	}
-	tmp, err := os.MkdirTemp(dir, ".fit-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	if err := f.WriteFile(tmp); err != nil {
-		return err
-	}
-	if err := res.WriteFile(filepath.Join(tmp, resultFile)); err != nil {
-		return err
-	}
-	for _, name := range []string{resultFile, fit.File} {
-		if err := os.Rename(filepath.Join(tmp, name), filepath.Join(dir, name)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return result.WriteFileAtomic(filepath.Join(out.Path, tracefile.Name), b)
 }
 
 // exists reports whether path exists (an error other than "not there"
@@ -173,36 +150,4 @@ func writeFit(dir string, f *fit.Result, res *result.Result, withResult bool) er
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return !errors.Is(err, fs.ErrNotExist)
-}
-
-// fitRequests reads the answered requests of a requests.csv for the fit:
-// the first algorithm's rows (a trace holds its passes one after the
-// other), failed ones left out, in send order.
-func fitRequests(path string) ([]fit.Request, error) {
-	r, err := tracefile.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	var reqs []fit.Request
-	var first string
-	for {
-		row, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return reqs, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case row.Seq == 0:
-			first = row.Algorithm
-		case row.Algorithm != first:
-			return reqs, nil // the next pass
-		}
-		if row.Outcome == call.Failed {
-			continue
-		}
-		reqs = append(reqs, fit.Request{Sent: row.Sent, Done: row.Done, Key: row.Key, Source: row.Source, Admitted: row.Outcome == call.Admitted})
-	}
 }

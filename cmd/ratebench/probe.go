@@ -9,11 +9,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/fit"
 	"github.com/ratebench/ratebench/bench/httpexec"
 	"github.com/ratebench/ratebench/bench/probe"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/report"
+	"github.com/ratebench/ratebench/report/summary"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -162,80 +165,72 @@ func (f *probeFlags) config() (probe.Config, error) {
 	return cfg, nil
 }
 
-// probe runs the experiments, then writes result.json (with its probe
-// object), fit.json, requests.csv and the page into out.
+// probe runs the experiments through measure, then writes result.json
+// (with its probe object), fit.json, requests.csv and the page into out.
 func (e *env) probe(ctx context.Context, cfg probe.Config, out *outDir, f probeFlags) error {
-	tw, err := startTrace(out, !f.noTrace)
-	if err != nil {
-		out.abandon()
-		return err
-	}
-	if tw != nil {
-		cfg.Trace = tw
-	}
-	ui := newProgress(e.stderr, 0, f.progress.mode) // the experiments depend on what the first ones find
-	cfg.Progress, cfg.Log = asProgress(ui), e.stderr
 	meta := result.NewMeta("probe", 1, e.args)
-	start := time.Now()
-	o, err := probe.Run(ctx, cfg)
-	waitFor(ui)
-	meta.ElapsedNS = int64(time.Since(start))
-	interrupted := errors.Is(err, context.Canceled)
-	if o == nil || o.Probe == nil && !interrupted {
-		if tw != nil {
-			tw.Abort()
-		}
-		out.abandon()
-		if err == nil {
-			err = errors.New("nothing measured")
-		}
-		return err
-	}
-	meta.Interrupted = interrupted
-	meta.Warnings = probeWarnings(o.Runs)
-	host := hostOf(f.url)
-	for i := range o.Runs {
-		h := o.Runs[i].HTTP
-		h.URL, h.Method, h.Client, h.KeyHeader = f.url, cmpOr(f.method, http.MethodGet), cfg.Client.Name(), f.keyHeader
-		h.SourceAddrs = cfg.Client.Sources()
-		o.Runs[i].Backend = host
-	}
-	res := &result.Result{Meta: meta, Policy: result.PolicyOf(o.Policy), Workload: map[string]any{"name": "probe", "url": f.url}, Runs: o.Runs, Probe: o.Probe}
+	var o *probe.Outcome
+	_, err := e.measure(ctx, measurement{
+		out: out, trace: !f.noTrace, progress: f.progress.mode, quiet: true, // the experiments depend on what the first ones find: passes unknown
+		run: func(ctx context.Context, tr call.Tracer, p bench.Progress) (*result.Result, error) {
+			cfg.Trace, cfg.Progress, cfg.Log = tr, p, e.stderr
+			var err error
+			o, err = probe.Run(ctx, cfg)
+			if o == nil || o.Probe == nil && !errors.Is(err, context.Canceled) {
+				return nil, err
+			}
+			meta.Warnings = probeWarnings(o.Runs)
+			host := hostOf(f.url)
+			for i := range o.Runs {
+				h := o.Runs[i].HTTP
+				h.URL, h.Method, h.Client, h.KeyHeader = f.url, cmpOr(f.method, http.MethodGet), cfg.Client.Name(), f.keyHeader
+				h.SourceAddrs = cfg.Client.Sources()
+				o.Runs[i].Backend = host
+			}
+			return &result.Result{Meta: meta, Policy: result.PolicyOf(o.Policy), Workload: map[string]any{"name": "probe", "url": f.url}, Runs: o.Runs, Probe: o.Probe}, err
+		},
+		write: func(res *result.Result) error { return e.writeProbe(out, res, o.Fit, f.noReport) },
+		outcome: func(_ *result.Result, err error) error {
+			if err == nil && f.expect != nil {
+				return e.expectation(*f.expect, o.Fit)
+			}
+			return err
+		},
+	})
+	return err
+}
+
+// writeProbe says the probe's answer, then writes its result, fit and
+// (unless noReport) page into out.
+func (e *env) writeProbe(out *outDir, res *result.Result, ft *fit.Result, noReport bool) error {
 	// The answer first, then the experiments' table.
-	if o.Probe != nil {
-		fmt.Fprintf(e.stdout, "The service %s.\n", o.Probe.Sentence)
-		if s := report.AdvertisedReading(res, o.Fit); s != "" {
+	if p := res.Probe; p != nil {
+		fmt.Fprintf(e.stdout, "The service %s.\n", p.Sentence)
+		if s := report.AdvertisedReading(res, ft); s != "" {
 			fmt.Fprintln(e.stdout, s)
 		}
-		if s := report.HeadersReading(o.Probe.Headers); s != "" {
+		if s := report.HeadersReading(p.Headers); s != "" {
 			fmt.Fprintf(e.stdout, "headers: %s\n", s)
 		}
-		if o.Probe.RejectFound {
-			fmt.Fprintf(e.stdout, "rejections are answered with %s (found by the probe)\n", statusesText(o.Probe.RejectStatuses))
+		if p.RejectFound {
+			fmt.Fprintf(e.stdout, "rejections are answered with %s (found by the probe)\n", summary.Statuses(p.RejectStatuses))
 		}
 	}
 	// fit.json goes after result.json, whose writing removes an earlier
 	// result's files (an earlier fit.json among them), and before the
 	// page, which shows it.
-	werr := e.write(out, res, true)
-	if werr == nil && o.Fit != nil {
-		werr = o.Fit.WriteFile(out.path)
+	if err := e.write(out, res, true); err != nil {
+		return err
 	}
-	if werr == nil && !f.noReport {
-		werr = e.writeReport(out.path, res)
+	if ft != nil {
+		if err := ft.WriteFile(out.Path); err != nil {
+			return err
+		}
 	}
-	werr = e.endTrace(tw, out, werr)
-	if werr != nil {
-		return werr
+	if noReport {
+		return nil
 	}
-	if interrupted {
-		fmt.Fprintf(e.stderr, "interrupted: wrote what ran to %s\n", out.path)
-		return errInterrupted
-	}
-	if err == nil && f.expect != nil {
-		return e.expectation(*f.expect, o.Fit)
-	}
-	return err
+	return e.writeReport(out.Path, res)
 }
 
 // expectation says whether the fit matches what the user expected, and

@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
-	"github.com/ratebench/ratebench/algorithms/all"
-	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/fit"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/tracefile"
@@ -103,61 +101,19 @@ func tracePolicy(dir string, pf traceFlags) (algorithms.Policy, string, error) {
 		dir, tracefile.Name, fit.File)
 }
 
-// resultFromTrace builds a result from dir's requests.csv alone: one run
-// per stretch of rows of one algorithm (two passes of one algorithm in a
-// row are one run), counted as the engines count (see
-// tracefile.Summary) against the policy of tracePolicy. A malformed trace
-// is a usage error naming its line, found before anything is written.
+// resultFromTrace builds a result from dir's requests.csv alone (see
+// tracefile.Rebuild) against the policy of tracePolicy. A malformed or
+// empty trace is a usage error, found before anything is written.
 func (e *env) resultFromTrace(dir string, pf traceFlags) (*result.Result, error) {
 	pol, source, err := tracePolicy(dir, pf)
 	if err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, tracefile.Name)
-	idx, err := tracefile.Scan(path)
-	switch {
-	case errors.As(err, new(*tracefile.FormatError)):
+	res, err := tracefile.Rebuild(dir, pol, source, e.args)
+	if errors.As(err, new(*tracefile.FormatError)) || errors.Is(err, tracefile.ErrNoRows) {
 		return nil, usageError{err}
-	case err != nil:
-		return nil, err
-	case idx.Rows == 0:
-		return nil, usagef("%s has no rows: nothing to report", path)
 	}
-	var end int64
-	for _, s := range idx.Segments {
-		end = max(end, s.End)
-	}
-	span := end + 1
-	bin := bench.BinWidth(pol.Window, time.Duration(span))
-	meta := result.NewMeta("trace", 0, e.args)
-	meta.Warnings = []result.Warning{{Kind: result.WarnTraceOnly, PolicyFrom: source}}
-	res := &result.Result{Meta: meta, Policy: result.PolicyOf(pol), Workload: map[string]any{"name": tracefile.Name}}
-	for _, seg := range idx.Segments {
-		var theory int64
-		served := false
-		if a, err := all.Lookup(seg.Algorithm); err == nil && !seg.HTTP {
-			theory, served = a.Theory(pol), a.Shaper
-		}
-		s := tracefile.NewSummary(tracefile.Counting{Policy: res.Policy, Bin: bin, Theory: theory, Over: theory, Served: served, HTTP: seg.HTTP})
-		err := tracefile.MergeRows([]tracefile.Part{{Path: path, First: seg.First, Count: seg.Count}}, func(r tracefile.Row) error {
-			s.Add(r)
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		run, err := s.Finish(span)
-		if err != nil {
-			return nil, err
-		}
-		run.Algorithm, run.Replicas = seg.Algorithm, 1
-		run.HTTP = nil // its header checks alone would read as an attack that counted no responses
-		res.Runs = append(res.Runs, run)
-		if k := s.Reordered(); k > 0 {
-			res.Meta.Warnings = append(res.Meta.Warnings, result.Warning{Kind: result.WarnReordered, Run: seg.Algorithm, N: int64(k), Rows: tracefile.Lookahead})
-		}
-	}
-	return res, nil
+	return res, err
 }
 
 // readResult reads DIR/result.json; a missing or invalid one is a usage

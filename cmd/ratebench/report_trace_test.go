@@ -16,9 +16,10 @@ import (
 // TestReportFromTrace: report on a folder with a requests.csv and no
 // result.json builds result.json from the trace, against the policy of
 // -limit/-window or of fit.json's best fit, with the counts and maxima of
-// the run that wrote the trace; without a policy, with half of one, beside
-// a result.json, or with a malformed row, it is bad input: one line, exit
-// 2, the folder left as it was.
+// the run that wrote the trace (as tracefile.Rebuild counts them, tested
+// there); without a policy, with half of one, beside a result.json, or
+// with a malformed row, it is bad input: one line, exit 2, the folder
+// left as it was.
 func TestReportFromTrace(t *testing.T) {
 	base := t.TempDir()
 	src := filepath.Join(base, "src")
@@ -92,28 +93,10 @@ func TestReportFromTrace(t *testing.T) {
 			if got, want := labels(res.Runs), labels(orig.Runs); !slices.Equal(got, want) {
 				t.Fatalf("runs %q, want %q", got, want)
 			}
-			for n, r := range res.Runs {
-				o := orig.Runs[n]
-				if r.Offered != o.Offered || r.Admitted != o.Admitted || r.Rejected != o.Rejected || r.Errors != o.Errors ||
-					r.OfferedCost != o.OfferedCost || r.AdmittedCost != o.AdmittedCost || r.RejectedCost != o.RejectedCost {
-					t.Errorf("%s: counts %d/%d/%d/%d, the run's %d/%d/%d/%d", r.Algorithm, r.Offered, r.Admitted, r.Rejected, r.Errors,
-						o.Offered, o.Admitted, o.Rejected, o.Errors)
+			for n, r := range res.Runs { // the counting itself is tracefile.Rebuild's, tested there
+				if o := orig.Runs[n]; r.Admitted != o.Admitted || r.MaxAdmittedInWindow != o.MaxAdmittedInWindow {
+					t.Errorf("%s: %d admitted, most in W %d; the run's %d, %d", r.Algorithm, r.Admitted, r.MaxAdmittedInWindow, o.Admitted, o.MaxAdmittedInWindow)
 				}
-				if r.MaxAdmittedInWindow != o.MaxAdmittedInWindow || r.MaxWindowEndNS != o.MaxWindowEndNS || r.MaxWindowSpanNS != o.MaxWindowSpanNS ||
-					r.TheoryMaxInWindow != o.TheoryMaxInWindow || (r.OverTheorySpanNS == nil) != (o.OverTheorySpanNS == nil) {
-					t.Errorf("%s: most in W %d at %d over %d (theory %d), the run's %d at %d over %d (theory %d)", r.Algorithm,
-						r.MaxAdmittedInWindow, r.MaxWindowEndNS, r.MaxWindowSpanNS, r.TheoryMaxInWindow,
-						o.MaxAdmittedInWindow, o.MaxWindowEndNS, o.MaxWindowSpanNS, o.TheoryMaxInWindow)
-				}
-				if r.Series.BinNS != o.Series.BinNS || !slices.Equal(r.Series.Admitted, o.Series.Admitted) || !slices.Equal(r.Series.Rejected, o.Series.Rejected) {
-					t.Errorf("%s: series %+v, the run's %+v", r.Algorithm, r.Series, o.Series)
-				}
-				if !slices.Equal(r.Keys, o.Keys) || r.JainFairness != o.JainFairness {
-					t.Errorf("%s: keys %+v (Jain %v), the run's %+v (%v)", r.Algorithm, r.Keys, r.JainFairness, o.Keys, o.JainFairness)
-				}
-			}
-			if q := res.Runs[2]; q.Latency == nil || q.Latency.Count != orig.Runs[2].Latency.Count || q.Latency.P99 != orig.Runs[2].Latency.P99 {
-				t.Errorf("leaky-queue latency %+v, the run's delays %+v", q.Latency, orig.Runs[2].Latency)
 			}
 			if _, err := os.Stat(filepath.Join(dir, "report.html")); err != nil {
 				t.Error(err)

@@ -208,25 +208,9 @@ func inspect(ctx context.Context, src workload.Source, b bounds) (info workload.
 
 // costWarnings says when the cost is more than an algorithm can ever admit
 // at once (B for buckets, L for windows), so that it rejects every
-// request: each algorithm is asked, on a fresh instance.
+// request (see all.NeverAdmit).
 func costWarnings(names []string, cost int64, p algorithms.Policy) []string {
-	if len(names) == 0 {
-		names = all.Names()
-	}
-	var over []string
-	for _, n := range names {
-		e, err := all.Lookup(strings.TrimSpace(n))
-		if err != nil {
-			continue // a backend's own algorithm: it answers the same way
-		}
-		l, err := e.New(p)
-		if err != nil {
-			continue
-		}
-		if d, err := l.Allow(0, "", cost); err == nil && !d.Allowed && d.RetryAfter == algorithms.Never {
-			over = append(over, e.Name)
-		}
-	}
+	over := all.NeverAdmit(names, cost, p)
 	if len(over) == 0 {
 		return nil
 	}
@@ -294,7 +278,7 @@ func (f *runFlags) plan(ctx context.Context) (measured, func() error, error) {
 	}
 	targets, closeFn, err := f.backend.targets(names, p, info.Keys, f.replicas, f.mode == "live", f.workers, b)
 	if err != nil {
-		out.abandon()
+		out.Abandon()
 		return measured{}, nil, err
 	}
 	m := measured{

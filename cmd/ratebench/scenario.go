@@ -2,72 +2,73 @@ package main
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/ratebench/ratebench/bench/backend"
 	"github.com/ratebench/ratebench/bench/check"
+	"github.com/ratebench/ratebench/bench/scenario"
 	"github.com/ratebench/ratebench/report"
 )
 
-//go:embed scenarios/default.yaml
-var defaultScenario []byte
+// scenarioPlan is a scenario ready to run: its name, its cells and each
+// one's run, into top/<cell>/.
+type scenarioPlan struct {
+	name  string
+	top   *outDir
+	cells []scenario.Cell
+	runs  []measured
+}
 
-// runScenario runs every cell of a scenario file ("default": the built-in
-// comparison) into DIR/<cell>/. Every cell's workload and folder are
-// checked before the first one runs.
-func (e *env) runScenario(ctx context.Context, path, out string, noReport bool, b bounds, checks checksFlag) error {
-	data := defaultScenario
-	if path != "default" {
-		var err error
-		if data, err = os.ReadFile(path); err != nil {
-			return usageError{err}
-		}
-	}
-	s, err := parseScenario(data)
+// planScenario reads a scenario file ("default": the built-in
+// comparison) and checks every cell's workload and targets, and the
+// output folders, before the first one runs.
+func planScenario(ctx context.Context, path, out string, noReport bool, b bounds, checks checksFlag) (*scenarioPlan, error) {
+	name, cells, err := scenario.Load(path)
 	if err != nil {
-		return usageError{fmt.Errorf("%s: %w", path, err)}
-	}
-	cells, err := s.cells()
-	if err != nil {
-		return usageError{fmt.Errorf("%s: %w", path, err)}
+		return nil, usageError{err}
 	}
 	runs := make([]measured, len(cells))
 	for i, c := range cells {
 		info, refKeys, err := inspect(ctx, c.Source, b) // a trace's Source takes its own count of keys
 		if err != nil {
-			return fmt.Errorf("%s: %s: %w", path, c.Name, err)
+			return nil, fmt.Errorf("%s: %s: %w", path, c.Name, err)
 		}
 		targets, err := backend.MemoryTargets(c.Algorithms, c.Config.Policy, backend.Keys{N: info.Keys}, c.Replicas)
 		if err != nil {
-			return usageError{fmt.Errorf("%s: %w", path, err)}
+			return nil, usageError{fmt.Errorf("%s: %w", path, err)}
 		}
 		c.Config.Span, c.Config.Reference = info.Span, backend.Reference(c.Config.Policy, refKeys)
 		if err := checks.parse(orAll(c.Algorithms)); err != nil {
-			return fmt.Errorf("%s: %w", c.Name, err)
+			return nil, fmt.Errorf("%s: %w", c.Name, err)
 		}
 		runs[i] = measured{eng: simEngine, cfg: c.Config, targets: targets, seed: c.Seed, noReport: noReport, checks: checks}
 	}
-	name := s.Name
-	if name == "" {
-		name = filepath.Base(path)
-	}
 	top, err := prepareOut(out, name, scenarioFolder)
+	if err != nil {
+		return nil, err
+	}
+	for i, c := range cells {
+		if runs[i].out, err = subOut(top, c.Name); err != nil {
+			for _, r := range runs[:i] {
+				r.out.Abandon()
+			}
+			top.Abandon()
+			return nil, err
+		}
+	}
+	return &scenarioPlan{name: name, top: top, cells: cells, runs: runs}, nil
+}
+
+// runScenario runs every cell of a scenario file into DIR/<cell>/ (see
+// planScenario), then says each one's finding and writes the index page.
+func (e *env) runScenario(ctx context.Context, path, out string, noReport bool, b bounds, checks checksFlag) error {
+	p, err := planScenario(ctx, path, out, noReport, b, checks)
 	if err != nil {
 		return err
 	}
-	for i, c := range cells {
-		if runs[i].out, err = top.sub(c.Name); err != nil {
-			for _, r := range runs[:i] {
-				r.out.abandon()
-			}
-			top.abandon()
-			return err
-		}
-	}
+	top, cells, runs := p.top, p.cells, p.runs
 	failed, total := 0, 0
 	var index []report.IndexEntry
 	for i, c := range cells {
@@ -78,7 +79,7 @@ func (e *env) runScenario(ctx context.Context, path, out string, noReport bool, 
 		}
 		if err != nil {
 			for _, r := range runs[i+1:] {
-				r.out.abandon()
+				r.out.Abandon()
 			}
 			return err
 		}
@@ -91,12 +92,12 @@ func (e *env) runScenario(ctx context.Context, path, out string, noReport bool, 
 	for _, x := range index {
 		fmt.Fprintf(e.stdout, "  %s: %s\n", x.Name, x.Finding)
 	}
-	fmt.Fprintf(e.stdout, "\nall results: %s\n", top.path)
+	fmt.Fprintf(e.stdout, "\nall results: %s\n", top.Path)
 	if !noReport {
-		if err := report.WriteIndex(top.path, "ratebench: "+name, version(), index); err != nil {
+		if err := report.WriteIndex(top.Path, "ratebench: "+p.name, version(), index); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "pages:       %s\n", filepath.Join(top.path, report.IndexFile))
+		fmt.Fprintf(e.stdout, "pages:       %s\n", filepath.Join(top.Path, report.IndexFile))
 	}
 	if failed > 0 {
 		return exitStatus{1, fmt.Errorf("%d of %d checks failed", failed, total)}

@@ -5,10 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"log"
 	"net"
-	"net/http"
 	"net/netip"
 	"strings"
 	"time"
@@ -16,43 +13,10 @@ import (
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/algorithms/httplimit"
+	"github.com/ratebench/ratebench/algorithms/httplimit/serve"
 	"github.com/ratebench/ratebench/algorithms/keyed"
 	"github.com/ratebench/ratebench/bench/backend"
 )
-
-// serveTimeouts bound how long serve's connections may take, and how long
-// it waits for requests in progress when it stops. No flag sets them; tests
-// shorten them.
-type serveTimeouts struct {
-	readHeader time.Duration // to read a request's headers
-	// read bounds reading a whole request, body included, from its first
-	// byte (http.Server.ReadTimeout): a body trickled byte by byte would
-	// otherwise hold the connection while net/http drains it after the
-	// handler. net/http clears the read deadline once the body is read, so
-	// a shaper's delay does not count against it for a request without
-	// one (the demo handler reads no body).
-	read time.Duration
-	// write bounds writing a response, from when the middleware answers:
-	// after a shaper's delay, not from the end of the headers as
-	// http.Server.WriteTimeout alone would (see httplimit.Config). A client
-	// that pipelines requests and never reads its responses fills the
-	// socket buffers and is cut after it.
-	write time.Duration
-	idle  time.Duration // between requests on a kept-alive connection
-	// grace is how long serve waits after SIGINT or SIGTERM for requests
-	// in progress before it closes their connections.
-	grace time.Duration
-}
-
-// defaultServeTimeouts are serve's timeouts. The demo's responses are a
-// few hundred bytes, which a client that reads takes in well under write.
-var defaultServeTimeouts = serveTimeouts{
-	readHeader: 10 * time.Second,
-	read:       30 * time.Second,
-	write:      10 * time.Second,
-	idle:       2 * time.Minute,
-	grace:      5 * time.Second,
-}
 
 // serveFlags are the flags of `ratebench serve`.
 type serveFlags struct {
@@ -62,7 +26,7 @@ type serveFlags struct {
 	limit, burst                        int64
 	window                              time.Duration
 	legacy                              bool
-	timeouts                            serveTimeouts
+	timeouts                            serve.Timeouts // no flag sets them; tests shorten them
 	maxKeys                             int
 	onFull                              string
 	fs                                  *flag.FlagSet  // to tell the flags given from defaults
@@ -73,7 +37,7 @@ type serveFlags struct {
 // register defines serve's flags on fs and keeps fs, to tell the flags
 // given from their defaults once it is parsed.
 func (f *serveFlags) register(fs *flag.FlagSet) {
-	f.timeouts = defaultServeTimeouts
+	f.timeouts = serve.DefaultTimeouts
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "listen on HOST:PORT (port 0: any free port; the log's first line names it)")
 	fs.StringVar(&f.algo, "algo", "gcra", "algorithm limiting each key, any case (see ratebench list)")
 	aliasVar(fs, "algos", "algo")
@@ -130,7 +94,7 @@ func (f *serveFlags) middleware() (*httplimit.Middleware, func() error, error) {
 	}
 	mw, err := httplimit.New(httplimit.Config{
 		Policy: p, Limiter: lim, Key: keyFn, TrustedProxies: trusted, ProxyHeader: f.proxyHeader,
-		LegacyHeaders: f.legacy, FailOpen: f.failOpen, WriteTimeout: f.timeouts.write,
+		LegacyHeaders: f.legacy, FailOpen: f.failOpen, WriteTimeout: f.timeouts.Write,
 	})
 	if err != nil {
 		_ = closeFn()
@@ -295,52 +259,16 @@ func (e *env) serveCommand() *command {
 	return c
 }
 
-// okHandler is the demo service: 200 "ok".
-func okHandler(w http.ResponseWriter, _ *http.Request) {
-	h := w.Header()
-	h["Content-Type"] = []string{"text/plain; charset=utf-8"}
-	h["Content-Length"] = []string{"3"}
-	_, _ = io.WriteString(w, "ok\n")
-}
-
-// serve serves on ln until ctx is done, logging once a second, then shuts
-// down gracefully and prints the totals. Stopping is its normal end: it
-// returns nil even when it had to cut connections still busy after the
-// grace (f.timeouts), and an error only if the server failed.
+// serve serves on ln until ctx is done (see serve.Run), then prints the
+// totals.
 func (e *env) serve(ctx context.Context, ln net.Listener, mw *httplimit.Middleware, f *serveFlags) error {
-	t := f.timeouts
-	srv := &http.Server{
-		Handler:           mw.Wrap(http.HandlerFunc(okHandler)),
-		ReadHeaderTimeout: t.readHeader,
-		ReadTimeout:       t.read,
-		// The same as the middleware's (mw was built with it): this one
-		// covers what the middleware does not answer, and is reset at each
-		// request; the middleware's is set again after a shaper's delay.
-		WriteTimeout: t.write,
-		IdleTimeout:  t.idle,
-		ErrorLog:     log.New(e.stderr, "serve: ", 0),
-	}
 	start := time.Now()
 	table := ""
 	if f.keyed != nil {
 		table = fmt.Sprintf(", at most %d keys, %s when full", f.maxKeys, f.onFull)
 	}
 	fmt.Fprintf(e.stderr, "listening on http://%s (%s on %s, limit %d per %v per key%s)\n", ln.Addr(), f.algo, f.display, f.limit, f.window, table)
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	err := e.logEverySecond(ctx, mw, served)
-	shutdown, cancel := context.WithTimeout(context.Background(), t.grace)
-	defer cancel()
-	switch serr := srv.Shutdown(shutdown); {
-	case errors.Is(serr, context.DeadlineExceeded):
-		// Connections still busy after the grace: a client not reading its
-		// responses (until the write timeout cuts it), requests a shaper
-		// still holds. Cutting them is part of stopping, not a failure.
-		_ = srv.Close()
-		fmt.Fprintf(e.stderr, "shutdown: closed the connections still busy after %v\n", t.grace)
-	case serr != nil && err == nil:
-		err = fmt.Errorf("shutdown: %w", serr) // closing the listener failed
-	}
+	err := serve.Run(ctx, ln, mw, f.timeouts, e.stderr)
 	s := mw.Stats()
 	lossy := ""
 	if f.keyed != nil && f.onFull == keyed.EvictLossy.String() {
@@ -351,37 +279,4 @@ func (e *env) serve(ctx context.Context, ln net.Listener, mw *httplimit.Middlewa
 	fmt.Fprintf(e.stdout, "totals: admitted %d rejected %d errors %d bad_keys %d table_full %d%s in %v\n",
 		s.Admitted, s.Rejected, s.Errors, s.BadKeys, s.TableFull, lossy, time.Since(start).Round(time.Millisecond))
 	return err
-}
-
-// logEverySecond writes one line per second that saw requests: admitted
-// and rejected in that second, then errors, bad_keys and table_full (of
-// rejected, those refused by a full key table) when any is not zero. It
-// returns nil when ctx is done, or the server's error if it stops first.
-func (e *env) logEverySecond(ctx context.Context, mw *httplimit.Middleware, served <-chan error) error {
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	var last httplimit.Stats
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case err := <-served:
-			if errors.Is(err, http.ErrServerClosed) {
-				return nil
-			}
-			return err
-		case now := <-tick.C:
-			s := mw.Stats()
-			if d := (httplimit.Stats{Admitted: s.Admitted - last.Admitted, Rejected: s.Rejected - last.Rejected,
-				Errors: s.Errors - last.Errors, BadKeys: s.BadKeys - last.BadKeys,
-				TableFull: s.TableFull - last.TableFull}); d != (httplimit.Stats{}) {
-				fmt.Fprintf(e.stderr, "%s admitted %d rejected %d", now.Format("15:04:05"), d.Admitted, d.Rejected)
-				if d.Errors > 0 || d.BadKeys > 0 || d.TableFull > 0 {
-					fmt.Fprintf(e.stderr, " errors %d bad_keys %d table_full %d", d.Errors, d.BadKeys, d.TableFull)
-				}
-				fmt.Fprintln(e.stderr)
-			}
-			last = s
-		}
-	}
 }

@@ -12,7 +12,7 @@ func startTrace(out *outDir, on bool) (*tracefile.Writer, error) {
 	if !on {
 		return nil, nil
 	}
-	tw, err := tracefile.Create(out.path)
+	tw, err := tracefile.Create(out.Path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", tracefile.Name, err)
 	}
@@ -32,6 +32,6 @@ func (e *env) endTrace(tw *tracefile.Writer, out *outDir, err error) error {
 		}
 		return err
 	}
-	fmt.Fprintf(e.stdout, "trace:   %s (%d requests)\n", filepath.Join(out.path, tracefile.Name), tw.Rows())
+	fmt.Fprintf(e.stdout, "trace:   %s (%d requests)\n", filepath.Join(out.Path, tracefile.Name), tw.Rows())
 	return err
 }

@@ -1,11 +1,11 @@
 //go:build !race
 
-package main
+package serve_test
 
 import (
 	"context"
 	"errors"
-	"flag"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -15,13 +15,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/algorithms/httplimit"
-	"github.com/ratebench/ratebench/bench/probe/corpus"
+	"github.com/ratebench/ratebench/algorithms/httplimit/serve"
+	"github.com/ratebench/ratebench/algorithms/keyed"
 )
 
-// The tests here run serve's own function, e.serve, on a listener the
-// test wraps, so that they can shorten its timeouts and watch what the
-// server does to its connections. Everything stays on 127.0.0.1.
+// The tests here run serve.Run on a listener the test wraps, so that they
+// can shorten its timeouts and watch what the server does to its
+// connections. Everything stays on 127.0.0.1.
 
 // watchedConn is a server-side connection that reports its writes and its
 // closing to the test.
@@ -96,31 +99,40 @@ func (l *watchedListener) Accept() (net.Conn, error) {
 	return w, nil
 }
 
-// directServe is e.serve running on a watched listener.
+// directServe is serve.Run running on a watched listener.
 type directServe struct {
 	ln     *watchedListener
-	stdout *corpus.SyncBuffer
-	stderr *notifyBuffer
+	mw     *httplimit.Middleware
+	log    *notifyBuffer
 	cancel context.CancelFunc
-	done   chan error // e.serve's result
+	done   chan error // Run's result
 }
 
-// notifyBuffer is a corpus.SyncBuffer that signals its writes, so that a
-// test can wait for a log line on a channel.
+// notifyBuffer is a buffer safe for concurrent use that signals its
+// writes, so that a test can wait for a log line on a channel.
 type notifyBuffer struct {
-	corpus.SyncBuffer
+	mu      sync.Mutex
+	b       strings.Builder
 	written chan struct{} // one pending signal at most
 }
 
 func newNotifyBuffer() *notifyBuffer { return &notifyBuffer{written: make(chan struct{}, 1)} }
 
 func (b *notifyBuffer) Write(p []byte) (int, error) {
-	n, err := b.SyncBuffer.Write(p)
+	b.mu.Lock()
+	n, err := b.b.Write(p)
+	b.mu.Unlock()
 	select {
 	case b.written <- struct{}{}:
 	default:
 	}
 	return n, err
+}
+
+func (b *notifyBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 // waitFor waits at most limit for the buffer to contain want.
@@ -136,39 +148,44 @@ func (b *notifyBuffer) waitFor(t *testing.T, want string, limit time.Duration) {
 	}
 }
 
-// serveDirect parses args as serve's flags, lets tune change the timeouts,
-// builds the middleware and runs e.serve on 127.0.0.1:0 until the test
-// cancels it (or ends).
-func serveDirect(t *testing.T, tune func(*serveTimeouts), args ...string) *directServe {
+// serveDirect builds the middleware of algorithm algo under p, keyed by
+// client address in memory, lets tune change the default timeouts, and
+// runs serve.Run on 127.0.0.1:0 until the test cancels it (or ends).
+func serveDirect(t *testing.T, tune func(*serve.Timeouts), algo string, p algorithms.Policy) *directServe {
 	t.Helper()
-	var f serveFlags
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	f.register(fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	tune(&f.timeouts)
-	mw, closeFn, err := f.middleware()
+	to := serve.DefaultTimeouts
+	tune(&to)
+	e, err := all.Lookup(algo)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = closeFn() })
-	return runDirect(t, &f, mw)
+	p, err = p.Validate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim, err := keyed.New(p, e.New, keyed.Options{MaxKeys: 1 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mw, err := httplimit.New(httplimit.Config{Policy: p, Limiter: lim, WriteTimeout: to.Write})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runDirect(t, mw, to)
 }
 
-// runDirect runs e.serve with f and mw on a watched listener on
+// runDirect runs serve.Run with mw and to on a watched listener on
 // 127.0.0.1:0 until the test cancels it (or ends).
-func runDirect(t *testing.T, f *serveFlags, mw *httplimit.Middleware) *directServe {
+func runDirect(t *testing.T, mw *httplimit.Middleware, to serve.Timeouts) *directServe {
 	t.Helper()
 	inner, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	d := &directServe{ln: &watchedListener{Listener: inner, conns: make(chan *watchedConn, 4)},
-		stdout: &corpus.SyncBuffer{}, stderr: newNotifyBuffer(), cancel: cancel, done: make(chan error, 1)}
-	e := &env{stdout: d.stdout, stderr: d.stderr}
-	go func() { d.done <- e.serve(ctx, d.ln, mw, f) }()
+	d := &directServe{ln: &watchedListener{Listener: inner, conns: make(chan *watchedConn, 4)}, mw: mw,
+		log: newNotifyBuffer(), cancel: cancel, done: make(chan error, 1)}
+	go func() { d.done <- serve.Run(ctx, d.ln, mw, to, d.log) }()
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -180,8 +197,8 @@ func runDirect(t *testing.T, f *serveFlags, mw *httplimit.Middleware) *directSer
 	return d
 }
 
-// stop cancels serve's context and waits at most limit for e.serve to
-// return; it returns how long that took and e.serve's result.
+// stop cancels Run's context and waits at most limit for it to return;
+// it returns how long that took and Run's result.
 func (d *directServe) stop(t *testing.T, limit time.Duration) (time.Duration, error) {
 	t.Helper()
 	start := time.Now()
@@ -191,7 +208,7 @@ func (d *directServe) stop(t *testing.T, limit time.Duration) (time.Duration, er
 		d.done <- err // for the cleanup
 		return time.Since(start), err
 	case <-time.After(limit):
-		t.Fatalf("serve still running %v after its context was cancelled; stderr %q", limit, d.stderr.String())
+		t.Fatalf("serve still running %v after its context was cancelled; log %q", limit, d.log.String())
 	}
 	return 0, nil
 }
@@ -227,14 +244,14 @@ func stuckReader(t *testing.T, d *directServe) *watchedConn {
 	return nil
 }
 
-// TestServeWriteTimeoutCutsStuckReader: a client that pipelines requests
+// TestWriteTimeoutCutsStuckReader: a client that pipelines requests
 // and never reads fills the socket buffers; the server's write then fails
 // at the write timeout and the connection is closed, and stopping serve
 // afterwards is quick and clean.
-func TestServeWriteTimeoutCutsStuckReader(t *testing.T) {
-	d := serveDirect(t, func(to *serveTimeouts) {
-		to.write, to.grace = 200*time.Millisecond, 5*time.Second
-	}, "-limit", "1", "-window", "1h")
+func TestWriteTimeoutCutsStuckReader(t *testing.T) {
+	d := serveDirect(t, func(to *serve.Timeouts) {
+		to.Write, to.Grace = 200*time.Millisecond, 5*time.Second
+	}, "gcra", algorithms.Policy{Limit: 1, Window: time.Hour})
 	sc := stuckReader(t, d)
 	select {
 	case <-sc.closed:
@@ -252,20 +269,20 @@ func TestServeWriteTimeoutCutsStuckReader(t *testing.T) {
 	if took > 2*time.Second {
 		t.Errorf("serve took %v to stop with no connection busy", took)
 	}
-	if !strings.Contains(d.stdout.String(), "totals: admitted 1 ") {
-		t.Errorf("totals %q: want admitted 1", d.stdout.String())
+	if s := d.mw.Stats(); s.Admitted != 1 {
+		t.Errorf("stats %+v: want admitted 1", s)
 	}
 }
 
-// TestServeShutdownCutsStuckConnection: stopping serve while a client that
+// TestShutdownCutsStuckConnection: stopping serve while a client that
 // does not read holds a connection (the write timeout far away) waits the
 // grace, closes the connection and returns nil: stopping is serve's normal
 // end.
-func TestServeShutdownCutsStuckConnection(t *testing.T) {
+func TestShutdownCutsStuckConnection(t *testing.T) {
 	const grace = 300 * time.Millisecond
-	d := serveDirect(t, func(to *serveTimeouts) {
-		to.write, to.grace = time.Hour, grace
-	}, "-limit", "1", "-window", "1h")
+	d := serveDirect(t, func(to *serve.Timeouts) {
+		to.Write, to.Grace = time.Hour, grace
+	}, "gcra", algorithms.Policy{Limit: 1, Window: time.Hour})
 	sc := stuckReader(t, d)
 	// Stuck: a write in progress and none returned for 300ms.
 	giveUp := time.After(10 * time.Second)
@@ -293,20 +310,20 @@ func TestServeShutdownCutsStuckConnection(t *testing.T) {
 	if err := sc.writeErr(); !errors.Is(err, net.ErrClosed) {
 		t.Errorf("the stuck write ended with %v, want the connection closed under it", err)
 	}
-	if !strings.Contains(d.stderr.String(), "closed the connections still busy after 300ms") {
-		t.Errorf("stderr %q does not say connections were cut", d.stderr.String())
+	if !strings.Contains(d.log.String(), "closed the connections still busy after 300ms") {
+		t.Errorf("log %q does not say connections were cut", d.log.String())
 	}
 }
 
-// TestServeShaperDelayOutlastsWriteTimeout: requests a leaky queue holds
+// TestShaperDelayOutlastsWriteTimeout: requests a leaky queue holds
 // for longer than the write and read timeouts are still served: the write
 // deadline is set after the delay.
-func TestServeShaperDelayOutlastsWriteTimeout(t *testing.T) {
+func TestShaperDelayOutlastsWriteTimeout(t *testing.T) {
 	// T = W/L = 250ms: three requests at once are served after about 0,
 	// 250 and 500ms, the last two past the 100ms write timeout.
-	d := serveDirect(t, func(to *serveTimeouts) {
-		to.write, to.read = 100*time.Millisecond, 100*time.Millisecond
-	}, "-algo", "leaky-queue", "-limit", "4", "-window", "1s", "-burst", "3")
+	d := serveDirect(t, func(to *serve.Timeouts) {
+		to.Write, to.Read = 100*time.Millisecond, 100*time.Millisecond
+	}, "leaky-queue", algorithms.Policy{Limit: 4, Window: time.Second, Burst: 3})
 	url := "http://" + d.ln.Addr().String() + "/"
 	type result struct {
 		status int
@@ -343,5 +360,62 @@ func TestServeShaperDelayOutlastsWriteTimeout(t *testing.T) {
 	}
 	if _, err := d.stop(t, 5*time.Second); err != nil {
 		t.Errorf("serve returned %v, want nil", err)
+	}
+}
+
+// tableFullLimiter admits keys that start with "old-" and refuses every
+// other as a full key table would, with a minute until a slot frees.
+type tableFullLimiter struct{}
+
+func (tableFullLimiter) Allow(_ time.Duration, key string, _ int64) (algorithms.Decision, error) {
+	if strings.HasPrefix(key, "old-") {
+		return algorithms.Decision{Allowed: true, Remaining: 1}, nil
+	}
+	return algorithms.Decision{TableFull: true, RetryAfter: time.Minute, ResetAfter: time.Minute}, nil
+}
+
+// TestCountsTableFull: refusals by a full key table show as table_full
+// in the per-second line and in the middleware's counts, within
+// rejected.
+func TestCountsTableFull(t *testing.T) {
+	mw, err := httplimit.New(httplimit.Config{Policy: algorithms.Policy{Limit: 2, Window: time.Minute},
+		Limiter: tableFullLimiter{}, Key: httplimit.KeyHeader("X-API-Key")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := runDirect(t, mw, serve.DefaultTimeouts)
+	url := "http://" + d.ln.Addr().String() + "/"
+	for _, c := range []struct {
+		key    string
+		status int
+	}{
+		{key: "old-1", status: 200}, // held: decided on its quota
+		{key: "new-1", status: 429}, // refused: the table is full
+		{key: "new-2", status: 429}, // another
+	} {
+		req, err := http.NewRequest(http.MethodGet, url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("X-API-Key", c.key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.status {
+			t.Errorf("key %s: status %d, want %d (%s)", c.key, resp.StatusCode, c.status, body)
+		}
+		if c.status == 429 && (resp.Header.Get("Retry-After") != "60" || !strings.Contains(string(body), "key table is full")) {
+			t.Errorf("key %s: Retry-After %q, body %s; want 60 and the table named", c.key, resp.Header.Get("Retry-After"), body)
+		}
+	}
+	d.log.waitFor(t, "admitted 1 rejected 2 errors 0 bad_keys 0 table_full 2\n", 3*time.Second)
+	if _, err := d.stop(t, 5*time.Second); err != nil {
+		t.Errorf("serve returned %v", err)
+	}
+	if s := d.mw.Stats(); s != (httplimit.Stats{Admitted: 1, Rejected: 2, TableFull: 2}) {
+		t.Errorf("stats %+v: want admitted 1, rejected 2 of which table_full 2", s)
 	}
 }

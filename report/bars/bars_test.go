@@ -1,9 +1,9 @@
-package main
+package bars
 
 import (
 	"bytes"
+	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -39,7 +39,7 @@ func TestPlainProgress(t *testing.T) {
 	var buf bytes.Buffer
 	now := time.Unix(0, 0)
 	clock := func() time.Time { return now }
-	p := newPlain(&buf, 2, 5*time.Second, clock)
+	p := NewLines(&buf, 2, 5*time.Second, clock)
 	b := p.Pass("gcra", int64(10*time.Second))
 	for i := 1; i <= 10; i++ { // a second of wall time per second of the pass
 		now = now.Add(time.Second)
@@ -62,7 +62,7 @@ func TestPlainProgress(t *testing.T) {
 		t.Errorf("lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	var short bytes.Buffer
-	q := newPlain(&short, 14, 5*time.Second, clock)
+	q := NewLines(&short, 14, 5*time.Second, clock)
 	for range 14 { // passes of a millisecond: a sim run
 		d := q.Pass("gcra", int64(10*time.Second))
 		now = now.Add(time.Millisecond)
@@ -72,24 +72,30 @@ func TestPlainProgress(t *testing.T) {
 	if short.Len() != 0 {
 		t.Errorf("a run of 14ms wrote progress:\n%s", short.String())
 	}
-	if newProgress(&bytes.Buffer{}, 1, "auto") != nil {
-		t.Error("progress on a writer that is not a file")
-	}
 }
 
-// TestProgressFlag: -progress lines writes lines even to a terminal (one
-// that a background serve also writes to), off writes nothing, and an
-// unknown mode is refused.
-func TestProgressFlag(t *testing.T) {
-	if _, ok := newProgress(&bytes.Buffer{}, 1, "lines").(*plainProgress); !ok {
-		t.Error("-progress lines: not plain lines")
+// TestNewModes: lines writes lines even to a terminal (one that a
+// background serve also writes to), off writes nothing, and auto nothing
+// to a writer that is not a file; the helpers take a silent display.
+func TestNewModes(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		w         io.Writer
+		mode      string
+		wantLines bool // plain lines; else nil
+	}{
+		{name: "lines to a buffer", w: &bytes.Buffer{}, mode: "lines", wantLines: true},
+		{name: "lines to a file", w: os.Stderr, mode: "lines", wantLines: true},
+		{name: "off", w: os.Stderr, mode: "off"},
+		{name: "auto to a buffer", w: &bytes.Buffer{}, mode: "auto"},
+	} {
+		d := New(tc.w, 1, tc.mode)
+		if _, lines := d.(*plainProgress); lines != tc.wantLines || !lines && d != nil {
+			t.Errorf("%s: display %T, want lines %v (else nil)", tc.name, d, tc.wantLines)
+		}
 	}
-	if newProgress(os.Stderr, 1, "off") != nil {
-		t.Error("-progress off: a display")
+	if Progress(nil) != nil {
+		t.Error("Progress(nil) is not nil: the engines would report to it")
 	}
-	dir := t.TempDir()
-	code, _, stderr := runCLI(t, dir, "run", "-progress", "fancy", "-no-report", "-out", filepath.Join(dir, "out"))
-	if code != 2 || !strings.Contains(stderr, `-progress "fancy": want auto, bars, lines, off`) {
-		t.Errorf("-progress fancy: exit %d, %q", code, stderr)
-	}
+	Wait(nil) // must not panic
 }

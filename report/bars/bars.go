@@ -1,12 +1,12 @@
-package main
+// Package bars shows a run's progress on standard error: mpb bars on a
+// terminal, a plain line every few seconds in a log. Its displays are
+// bench.Progress values for the engines.
+package bars
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,64 +18,50 @@ import (
 	"github.com/ratebench/ratebench/bench"
 )
 
-// plainEvery is how often progress lines are written when standard error
-// is not a terminal (a pipe, a file, a CI log): one line, not a redraw.
-const plainEvery = 5 * time.Second
+// Every is how often progress lines are written when standard error is
+// not a terminal (a pipe, a file, a CI log): one line, not a redraw.
+const Every = 5 * time.Second
 
-// progressUI is a run's progress display: a bench.Progress for the
-// engines, and wait, called when they are done. A nil one is silent.
-type progressUI interface {
+// Display is a run's progress display: a bench.Progress for the engines,
+// and Wait, called when they are done, which returns once it has drawn
+// its last state. A display is safe for concurrent use.
+type Display interface {
 	bench.Progress
-	wait()
+	Wait()
 }
 
-// progressModes are the values of -progress.
-var progressModes = []string{"auto", "bars", "lines", "off"}
+// Modes are the ways New can show progress: auto (bars on a terminal,
+// else lines), bars, lines, off.
+var Modes = []string{"auto", "bars", "lines", "off"}
 
-// progressFlag is -progress: how a run shows its progress on standard
-// error.
-type progressFlag struct{ mode string }
-
-func (p *progressFlag) register(fs *flag.FlagSet) {
-	fs.StringVar(&p.mode, "progress", "auto", "progress on stderr: auto (bars on a terminal, else a line every few seconds), bars, lines "+
-		"(for a terminal that another process writes to, e.g. a serve in the background), or off")
-}
-
-// check refuses a -progress that is none of progressModes.
-func (p progressFlag) check() error {
-	if !slices.Contains(progressModes, p.mode) {
-		return usagef("-progress %q: want %s", p.mode, strings.Join(progressModes, ", "))
-	}
-	return nil
-}
-
-// newProgress returns the display of a run of passes passes (0: not
-// known in advance) on w, as mode (-progress) says: under auto, mpb bars
-// when w is a terminal, a plain line every few seconds when it is another
-// file, nothing for any other writer (a test's buffer).
-func newProgress(w io.Writer, passes int, mode string) progressUI {
+// New returns the display of a run of passes passes (0: not known in
+// advance) on w, as mode (one of Modes) says: under auto, mpb bars when
+// w is a terminal, a plain line every Every when it is another file,
+// nothing (nil) for any other writer (a test's buffer); under off, nil.
+func New(w io.Writer, passes int, mode string) Display {
 	f, isFile := w.(*os.File)
 	switch {
 	case mode == "off", mode == "auto" && !isFile:
 		return nil
 	case mode == "bars", mode == "auto" && term.IsTerminal(int(f.Fd())):
-		return newBars(w, passes)
+		return NewBars(w, passes)
 	}
-	return newPlain(w, passes, plainEvery, time.Now)
+	return NewLines(w, passes, Every, time.Now)
 }
 
-// asProgress is ui as the engines take it: nil (silent) when ui is.
-func asProgress(ui progressUI) bench.Progress {
-	if ui == nil {
+// Progress is d as the engines take it (bench.Config.Progress): nil,
+// silent, when d is.
+func Progress(d Display) bench.Progress {
+	if d == nil {
 		return nil
 	}
-	return ui
+	return d
 }
 
-// waitFor lets ui draw its last state.
-func waitFor(ui progressUI) {
-	if ui != nil {
-		ui.wait()
+// Wait lets d draw its last state; nothing when d is nil.
+func Wait(d Display) {
+	if d != nil {
+		d.Wait()
 	}
 }
 
@@ -140,14 +126,18 @@ type mpbProgress struct {
 	run wholeRun
 }
 
-// newBars returns bars on w, a terminal; opts are mpb's, after ours
-// (a test's manual refresh).
-func newBars(w io.Writer, passes int, opts ...mpb.ContainerOption) *mpbProgress {
+// NewBars returns one mpb bar per pass on w, a terminal, for a run of
+// passes passes (0: not known); opts are mpb's, after ours (a test's
+// manual refresh).
+func NewBars(w io.Writer, passes int, opts ...mpb.ContainerOption) Display {
 	opts = append([]mpb.ContainerOption{mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithRefreshRate(150 * time.Millisecond)}, opts...)
 	return &mpbProgress{p: mpb.New(opts...), run: wholeRun{passes: passes}}
 }
 
-func (m *mpbProgress) wait() { m.p.Wait() }
+// Wait implements Display.
+func (m *mpbProgress) Wait() { m.p.Wait() }
+
+// Pass implements bench.Progress.
 
 func (m *mpbProgress) Pass(name string, total int64) bench.Bar {
 	b := &mpbBar{start: time.Now(), run: &m.run, total: total}
@@ -175,6 +165,7 @@ type mpbBar struct {
 	offered, admitted atomic.Int64
 }
 
+// Update implements bench.Bar.
 func (b *mpbBar) Update(at, offered, admitted int64) {
 	b.offered.Store(offered)
 	b.admitted.Store(admitted)
@@ -186,6 +177,7 @@ func (b *mpbBar) stats() string {
 	return statsText(b.offered.Load(), b.admitted.Load(), time.Since(b.start))
 }
 
+// Done implements bench.Bar.
 func (b *mpbBar) Done(aborted bool) {
 	if aborted {
 		b.bar.Abort(true)
@@ -207,11 +199,16 @@ type plainProgress struct {
 	run   wholeRun
 }
 
-func newPlain(w io.Writer, passes int, every time.Duration, now func() time.Time) *plainProgress {
+// NewLines returns plain lines of progress on w, at most one every
+// every of the clock now, for a run of passes passes (0: not known).
+func NewLines(w io.Writer, passes int, every time.Duration, now func() time.Time) Display {
 	return &plainProgress{w: w, every: every, now: now, run: wholeRun{passes: passes}}
 }
 
-func (p *plainProgress) wait() {}
+// Wait implements Display.
+func (p *plainProgress) Wait() {}
+
+// Pass implements bench.Progress.
 
 func (p *plainProgress) Pass(name string, total int64) bench.Bar {
 	start := p.now()
@@ -244,6 +241,7 @@ type plainBar struct {
 	total int64
 }
 
+// Update implements bench.Bar.
 func (b *plainBar) Update(at, offered, admitted int64) {
 	b.p.run.update(at, b.total)
 	b.p.line(false, func(now time.Time) string {

@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package bars
 
 import (
 	"bytes"
@@ -60,19 +60,19 @@ func TestProgressInTerminal(t *testing.T) {
 			}
 		}
 	}()
-	if _, ok := newProgress(slave, 2, "auto").(*mpbProgress); !ok {
+	if _, ok := New(slave, 2, "auto").(*mpbProgress); !ok {
 		t.Fatal("progress on a terminal is not mpb's bars")
 	}
 	// Drawn when told to, not on mpb's clock: each pass once, mid-way.
 	refresh := make(chan any)
-	ui := newBars(slave, 2, mpb.WithManualRefresh(refresh))
+	ui := NewBars(slave, 2, mpb.WithManualRefresh(refresh))
 	for _, name := range []string{"gcra", "fixed-window"} {
 		b := ui.Pass(name, int64(time.Second))
 		b.Update(int64(time.Second/2), 10, 5)
 		refresh <- time.Now()
 		b.Done(false)
 	}
-	ui.wait()
+	ui.Wait()
 	slave.Close() // the master reads what is left, then an error
 	select {
 	case out := <-read:
