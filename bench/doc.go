@@ -5,6 +5,6 @@
 // of workers and one collector. Runs come out as result.Run values.
 //
 // A program that imports bench to drive its own limiter pulls in no
-// backend (Redis, SQLite: see algorithms/backend), no scenario files and
+// backend (Redis, SQLite: see bench/backend), no scenario files and
 // no package testing (see bench/benchtest).
 package bench

@@ -69,7 +69,7 @@ func checkLiveRun(t *testing.T, r result.Run) {
 		t.Errorf("%s: series sums to %d, admitted cost %d", r.Algorithm, sum, r.AdmittedCost)
 	}
 	if l.Reordered != 0 {
-		t.Errorf("%s: %d decisions reached the recorder out of order", r.Algorithm, l.Reordered)
+		t.Errorf("%s: %d decisions reached the summary out of order", r.Algorithm, l.Reordered)
 	}
 	if r.Latency.P50 < l.Service.P50 || r.Latency.Max < l.Lateness.Max {
 		t.Errorf("%s: latency %+v must be at least service %+v and lateness %+v", r.Algorithm, *r.Latency, *l.Service, *l.Lateness)

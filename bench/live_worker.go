@@ -28,7 +28,7 @@ const (
 	idleFloor = math.MaxInt64
 )
 
-// liveRec is one decision as the collector feeds it to the recorder.
+// liveRec is one decision as the collector feeds it to the summary.
 type liveRec struct {
 	at      int64 // the instant passed to Allow, or an executor's answer came
 	key     string

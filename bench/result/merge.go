@@ -162,7 +162,7 @@ func clockError(inputs []Input) int64 {
 }
 
 // Recounted is one merged run as counted over its inputs' traces put on
-// one clock (a tracefile.Summary over the merged rows), and that clock's
+// one clock (a measure.Summary over the merged rows), and that clock's
 // zero in Unix ns (0 for simulations, whose zero is virtual).
 type Recounted struct {
 	StartUnixNS int64

@@ -13,10 +13,9 @@ import (
 // keeps only the events of the last W in a ring buffer, so its memory is
 // bounded by what one span can hold.
 //
-// The engines' recorder (package bench) counts with it, and so does what
-// recomputes Run.MaxAdmittedInWindow and its companions from a trace
-// (package tracefile), so that the two agree. The zero
-// value is not usable; use NewSpanMax. Not safe for concurrent use.
+// measure.Summary counts with it, for the engines and for traces alike.
+// The zero value is not usable; use NewSpanMax. Not safe for concurrent
+// use.
 type SpanMax struct {
 	w        int64
 	at, cost []int64 // ring buffers of the events inside the span

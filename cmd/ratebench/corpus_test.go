@@ -25,7 +25,7 @@ import (
 const corpusSources = "127.0.0.1-127.0.0.4"
 
 // TestCorpus: probed, each real limiter of the corpus (package
-// probe/corpus: go-chi/httprate, ulule/limiter, x/time/rate,
+// bench/probe/corpus: go-chi/httprate, ulule/limiter, x/time/rate,
 // express-rate-limit, HAProxy, nginx at r/s and r/m, and one no model
 // explains) and `ratebench serve` for each algorithm at windows that are
 // not whole seconds, is found to be what it is: corpus.Check's every
@@ -79,7 +79,7 @@ func TestCorpus(t *testing.T) {
 		table := fmt.Sprintf("%d probes in %v, %d right on every criterion:\n\n%s\n%s\n", len(rows), time.Since(began).Round(time.Second), right,
 			corpus.TableHeader, strings.Join(rows, "\n"))
 		t.Log(table)
-		if path := os.Getenv("RATEBENCH_CORPUS_TABLE"); path != "" { // for probe/README.md
+		if path := os.Getenv("RATEBENCH_CORPUS_TABLE"); path != "" { // for bench/probe/README.md
 			if err := os.WriteFile(path, []byte(table), 0o644); err != nil {
 				t.Error(err)
 			}
