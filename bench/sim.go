@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/algorithms/keyed"
 	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/measure"
 	"github.com/ratebench/ratebench/bench/result"
@@ -32,7 +33,7 @@ type Config struct {
 	// run has at most 4000 bins, or for the boundary workload the span of
 	// each half of an attack, so that a zoom on an edge can show it.
 	Bin      time.Duration
-	Progress Progress
+	Progress call.Progress
 	// Trace, when set, receives every request of the run, in send order
 	// (requests.csv). Nil costs nothing on the hot path.
 	Trace call.Tracer
@@ -41,17 +42,17 @@ type Config struct {
 	Shard workload.Shard
 }
 
-// span returns Span, or Workload.Span() when Span is 0 (0 without a
+// Length returns Span, or Workload.Span() when Span is 0 (0 without a
 // workload).
-func (c Config) span() time.Duration {
+func (c Config) Length() time.Duration {
 	if c.Span > 0 || c.Workload == nil {
 		return c.Span
 	}
 	return c.Workload.Span()
 }
 
-// open opens the workload's stream of the shard the config plays.
-func (c Config) open() (workload.Stream, error) {
+// Open opens the stream of the workload's arrivals in the shard the config plays.
+func (c Config) Open() (workload.Stream, error) {
 	if c.Workload == nil {
 		return nil, errors.New("bench: the config has no workload")
 	}
@@ -71,17 +72,17 @@ func (c Config) bin() int64 {
 	if c.Bin > 0 {
 		return int64(c.Bin)
 	}
-	return seriesBin(c.Policy.Window, c.span(), c.Workload)
+	return SeriesBin(c.Policy.Window, c.Length(), c.Workload)
 }
 
 // maxEdgeBins bounds the bins of a boundary run's series, which are as
 // fine as its attacks.
 const maxEdgeBins = 20000
 
-// seriesBin is the series bin (ns) of a run of w over span: BinWidth, but
+// SeriesBin is the series bin (ns) of a run of w over span: BinWidth, but
 // for the boundary workload the span of each half of an attack (at most
 // maxEdgeBins of them).
-func seriesBin(window, span time.Duration, w workload.Source) int64 {
+func SeriesBin(window, span time.Duration, w workload.Source) int64 {
 	if b, ok := w.(*workload.Boundary); ok && b.Edge > 0 && span/b.Edge <= maxEdgeBins {
 		return int64(b.Edge)
 	}
@@ -130,36 +131,36 @@ func Simulate(ctx context.Context, cfg Config, targets []call.Target) ([]result.
 
 // simPass drives one target over the whole workload.
 func simPass(ctx context.Context, cfg Config, t call.Target, ref *bitset) (*result.Run, error) {
-	lims, err := replicas(t)
+	lims, err := t.Instances()
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	stream, err := cfg.Open()
 	if err != nil {
 		return nil, err
 	}
-	stream, err := cfg.open()
-	if err != nil {
-		return nil, err
-	}
-	defer closeStream(stream)
-	sum := measure.New(counting(t, cfg.Policy, cfg.bin(), false))
-	bar := startBar(cfg.Progress, t.Name, int64(cfg.span()))
+	defer stream.Close()
+	sum := measure.New(measure.For(t, cfg.Policy, cfg.bin(), false))
+	bar := call.StartBar(cfg.Progress, t.Name, int64(cfg.Length()))
 	var falseAdmits, falseRejects int64
 	var firstErr error
 	var i int64
 	row := call.Row{Algorithm: t.Name, Attempts: 1}
-	route := newRouter(stream, len(lims))
+	route := workload.NewRouter(stream, len(lims))
 	for {
 		a, ok := stream.Next()
 		if !ok {
 			break
 		}
-		d, err := lims[route.next()].Allow(a.At, a.Key, a.Cost)
+		d, err := lims[route.Next()].Allow(a.At, a.Key, a.Cost)
 		done := a.At
 		if d.Allowed && err == nil {
 			done += d.Delay
 		}
-		decided(&row, a.At, done, a.Key, a.Cost, d, err)
+		row.Decided(a.At, done, a.Key, a.Cost, d, err)
 		sum.Add(&row)
 		if cfg.Trace != nil {
-			traced(&row, i, a.At, d, err)
+			row.Traced(i, a.At, d, err)
 			cfg.Trace.Row(row)
 		}
 		if err != nil && firstErr == nil {
@@ -187,9 +188,9 @@ func simPass(ctx context.Context, cfg Config, t call.Target, ref *bitset) (*resu
 	if ref != nil {
 		sum.Disagree(falseAdmits, falseRejects)
 	}
-	run, _ := sum.Finish(int64(cfg.span())) // no Reference in the counting: no error
-	named(&run, t, firstErr)
-	run.LossyEvictions = lossyEvictions(lims)
+	run, _ := sum.Finish(int64(cfg.Length())) // no Reference in the counting: no error
+	measure.Name(&run, t, firstErr)
+	run.LossyEvictions = keyed.LossyEvictions(lims)
 	if err := stream.Err(); err != nil {
 		bar.Done(true)
 		return &run, fmt.Errorf("bench: %w", err)
@@ -204,11 +205,11 @@ func referencePass(ctx context.Context, cfg Config) (*bitset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bench: reference: %w", err)
 	}
-	stream, err := cfg.open()
+	stream, err := cfg.Open()
 	if err != nil {
 		return nil, err
 	}
-	defer closeStream(stream)
+	defer stream.Close()
 	var bits bitset
 	for i := int64(0); ; i++ {
 		a, ok := stream.Next()
@@ -228,12 +229,6 @@ func referencePass(ctx context.Context, cfg Config) (*bitset, error) {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
 	return &bits, nil
-}
-
-func closeStream(s workload.Stream) {
-	if c, ok := s.(interface{ Close() error }); ok {
-		_ = c.Close()
-	}
 }
 
 // bitset is a growable set of arrival indexes, one bit each.

@@ -24,7 +24,7 @@ func TestSeriesBin(t *testing.T) {
 		{name: "boundary: the edge given", window: time.Second, span: 10 * time.Second, spec: &workload.Boundary{Window: time.Second, Edge: 40 * time.Millisecond}, want: 40 * time.Millisecond},
 		{name: "boundary: too many edges for fine bins", window: time.Second, span: 10 * time.Hour, spec: &workload.Boundary{Window: time.Second, Edge: 10 * time.Millisecond}, want: 9 * time.Second},
 	} {
-		if got := time.Duration(seriesBin(tc.window, tc.span, tc.spec)); got != tc.want {
+		if got := time.Duration(SeriesBin(tc.window, tc.span, tc.spec)); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}

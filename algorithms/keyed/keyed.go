@@ -474,3 +474,15 @@ func (l *Limiter) Stats() Stats {
 		TableFull:      l.tableFull.Load(),
 	}
 }
+
+// LossyEvictions sums what the keyed limiters among lims forgot
+// (Stats.LossyEvictions); the others count 0.
+func LossyEvictions(lims []algorithms.Limiter) int64 {
+	var n int64
+	for _, l := range lims {
+		if k, ok := l.(*Limiter); ok {
+			n += k.Stats().LossyEvictions
+		}
+	}
+	return n
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/ratebench/ratebench/algorithms/redis/redistest"
 	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/backend"
+	"github.com/ratebench/ratebench/bench/live"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
 )
@@ -230,7 +231,7 @@ func liveOutage(t *testing.T, o outage) (result.Run, *outageLog) {
 	redis.SetClientLog(io.Discard)
 	p := algorithms.Policy{Limit: 100, Window: time.Second}
 	spec := &workload.Constant{Rate: o.rate, Duration: 3 * time.Second, Keys: o.keys, Cost: 1}
-	cfg := bench.LiveConfig{Config: bench.Config{Policy: p, Workload: spec}, Workers: o.workers, Calibration: -1}
+	cfg := live.Config{Config: bench.Config{Policy: p, Workload: spec}, Workers: o.workers, Calibration: -1}
 	opts := backend.Options{Live: true, Workers: o.workers, FailOpen: true, Timeout: 100 * time.Millisecond}
 	targets := backendTargets(t, []string{"gcra"}, p, o.keys, 1, "redis://"+srv.Addr(), opts)
 	log := &outageLog{}
@@ -252,7 +253,7 @@ func liveOutage(t *testing.T, o outage) (result.Run, *outageLog) {
 		log.restarted.Store(true)
 	}()
 	log.start = time.Now()
-	runs, err := bench.Live(context.Background(), cfg, targets)
+	runs, err := live.Run(context.Background(), cfg, targets)
 	<-done
 	if err != nil {
 		t.Fatal(err)

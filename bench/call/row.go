@@ -1,6 +1,12 @@
 package call
 
-import "time"
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/ratebench/ratebench/algorithms"
+)
 
 // Row is one request of a run, a row of requests.csv. Times are
 // since the pass's start: its wall-clock start in a live run
@@ -38,4 +44,53 @@ type Row struct {
 // keep a row's strings, which are never changed.
 type Tracer interface {
 	Row(Row)
+}
+
+// Decided sets the fields of a limiter decision's row that a
+// measure.Summary counts, in place: the simulator fills one row per
+// arrival, and a copy of a whole row per arrival would cost it more than
+// its counting. sent is when the limiter was called, done when the
+// request is served (sent, but for a shaper's admission).
+func (r *Row) Decided(sent, done time.Duration, key string, cost int64, d algorithms.Decision, err error) {
+	r.Sent, r.Done, r.Key, r.Cost = sent, done, key, cost
+	r.Outcome, r.ErrorKind, r.TableFull = Admitted, "", false
+	switch {
+	case err != nil:
+		r.Outcome, r.ErrorKind = Failed, ErrorKind(err)
+	case !d.Allowed:
+		r.Outcome, r.TableFull = Rejected, d.TableFull
+	}
+}
+
+// Traced sets the rest of a limiter decision's row, which only a trace
+// holds. The pass's own fields stay as they are: Algorithm, Source,
+// Status and Attempts (1 for a limiter call).
+func (r *Row) Traced(seq int64, intended time.Duration, d algorithms.Decision, err error) {
+	r.Seq, r.Intended, r.RetryAfter, r.Remaining, r.ResetAfter = seq, intended, -1, d.Remaining, d.ResetAfter
+	switch {
+	case err != nil:
+		r.Remaining, r.ResetAfter = -1, -1
+	case !d.Allowed:
+		r.RetryAfter = d.RetryAfter
+	}
+}
+
+// ErrorKind names the class of a limiter's or an executor's error for
+// result.json's error kinds: an error that names its own (an ErrorKind()
+// string method, as an executor's failed outcome does) by that name.
+func ErrorKind(err error) string {
+	var k interface{ ErrorKind() string }
+	switch {
+	case errors.As(err, &k):
+		return k.ErrorKind()
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	case errors.Is(err, algorithms.ErrInvalidCost):
+		return "invalid_cost"
+	case errors.Is(err, algorithms.ErrBackend):
+		return "backend"
+	}
+	return "other"
 }

@@ -1,6 +1,10 @@
 package call
 
-import "github.com/ratebench/ratebench/algorithms"
+import (
+	"fmt"
+
+	"github.com/ratebench/ratebench/algorithms"
+)
 
 // Target is one limiter configuration an engine drives: an algorithm on a
 // backend, possibly as several replicas. It is a plain record; New is
@@ -14,4 +18,18 @@ type Target struct {
 	Theory   int64  // worst case admitted in any span W by one instance
 	FailOpen bool   // on an error, admit (true) or reject (false)
 	New      func() (algorithms.Limiter, error)
+}
+
+// Instances builds t's limiters: Replicas of them, at least one, each from
+// New.
+func (t Target) Instances() ([]algorithms.Limiter, error) {
+	lims := make([]algorithms.Limiter, max(t.Replicas, 1))
+	for i := range lims {
+		l, err := t.New()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", t.Name, err)
+		}
+		lims[i] = l
+	}
+	return lims, nil
 }

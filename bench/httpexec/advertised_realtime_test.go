@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/httpexec"
+	"github.com/ratebench/ratebench/bench/result"
 )
 
 // TestExecutorLimitFromServer: a limit advertised without RateLimit-Policy
@@ -33,9 +33,9 @@ func TestExecutorLimitFromServer(t *testing.T) {
 			wantWindow time.Duration
 			wantSource string
 		}{
-			{name: "X-RateLimit-Limit with -window", url: xLimit, window: 2 * time.Second, wantLimit: 40, wantWindow: 2 * time.Second, wantSource: bench.PolicyFromBoth},
-			{name: "X-RateLimit-Limit alone", url: xLimit, wantWindow: time.Second, wantSource: bench.PolicyNone},
-			{name: "draft 07 RateLimit-Policy", url: draft7, wantLimit: 25, wantWindow: 5 * time.Second, wantSource: bench.PolicyFromServer},
+			{name: "X-RateLimit-Limit with -window", url: xLimit, window: 2 * time.Second, wantLimit: 40, wantWindow: 2 * time.Second, wantSource: result.PolicyFromBoth},
+			{name: "X-RateLimit-Limit alone", url: xLimit, wantWindow: time.Second, wantSource: result.PolicyNone},
+			{name: "draft 07 RateLimit-Policy", url: draft7, wantLimit: 25, wantWindow: 5 * time.Second, wantSource: result.PolicyFromServer},
 		} {
 			lcfg := constant(200, 100*time.Millisecond, 1)
 			lcfg.Policy.Window = tc.window

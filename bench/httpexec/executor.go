@@ -22,7 +22,7 @@ const (
 // told otherwise: 429 Too Many Requests.
 var DefaultRejectStatuses = []int{429}
 
-// Executor performs the requests of a live pass (bench.LiveExecutor)
+// Executor performs the requests of a live pass (live.RunExecutor)
 // with a Client: each request on a goroutine of a pool that grows, as the
 // load needs, up to the client's connections, so that a request never
 // waits inside the client for a connection another goroutine holds. A

@@ -21,6 +21,7 @@ import (
 	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/httpexec"
+	"github.com/ratebench/ratebench/bench/live"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
 )
@@ -39,7 +40,7 @@ func eachClient(t *testing.T, f func(t *testing.T, client string)) {
 // keys keys at rate per second for d, and checks what every attack must
 // hold: every record reached the collector in order, and every arrival
 // due is counted once.
-func attack(t *testing.T, cfg httpexec.Config, lcfg bench.LiveConfig, reject ...int) (result.Run, algorithms.Policy) {
+func attack(t *testing.T, cfg httpexec.Config, lcfg live.Config, reject ...int) (result.Run, algorithms.Policy) {
 	t.Helper()
 	c, err := httpexec.New(cfg)
 	if err != nil {
@@ -51,7 +52,7 @@ func attack(t *testing.T, cfg httpexec.Config, lcfg bench.LiveConfig, reject ...
 	}
 	exec := httpexec.NewExecutor(c, max(cfg.Connections, 1), lcfg.MaxInFlight, reject)
 	defer exec.Close()
-	run, pol, err := bench.LiveExecutor(context.Background(), lcfg, call.Target{Name: "http"}, exec)
+	run, pol, err := live.RunExecutor(context.Background(), lcfg, call.Target{Name: "http"}, exec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,8 +70,8 @@ func attack(t *testing.T, cfg httpexec.Config, lcfg bench.LiveConfig, reject ...
 }
 
 // constant is a live config of one constant workload.
-func constant(rate float64, d time.Duration, keys int) bench.LiveConfig {
-	return bench.LiveConfig{Config: bench.Config{Workload: &workload.Constant{Rate: rate, Duration: d, Keys: keys, Cost: 1}}}
+func constant(rate float64, d time.Duration, keys int) live.Config {
+	return live.Config{Config: bench.Config{Workload: &workload.Constant{Rate: rate, Duration: d, Keys: keys, Cost: 1}}}
 }
 
 // TestExecutorOutcomes: each status goes where it belongs (2xx admitted,
@@ -107,7 +108,7 @@ func TestExecutorOutcomes(t *testing.T) {
 			t.Errorf("statuses %v, errors %v", run.StatusCodes, run.ErrorKinds)
 		}
 		h := run.HTTP
-		if h.RetryAfterS["2"] != 20 || h.RetryAfterS["7"] != 20 || h.TooManyPct != 20 || h.Responses != 100 || h.Sent != 100 || h.PolicySource != bench.PolicyFromConfig {
+		if h.RetryAfterS["2"] != 20 || h.RetryAfterS["7"] != 20 || h.TooManyPct != 20 || h.Responses != 100 || h.Sent != 100 || h.PolicySource != result.PolicyFromConfig {
 			t.Errorf("http %+v", h)
 		}
 		if len(run.Keys) != 1 || run.Keys[0].Offered != 100 || run.Keys[0].Admitted != 40 {
@@ -164,20 +165,20 @@ func TestExecutorPolicyFromServer(t *testing.T) {
 		lcfg := constant(200, 100*time.Millisecond, 1)
 		lcfg.Theory = func(p algorithms.Policy) int64 { return 2 * p.Limit } // a fixed window's
 		run, pol := attack(t, httpexec.Config{URL: with.URL, Client: client}, lcfg)
-		if pol.Limit != 42 || pol.Window != 10*time.Second || run.HTTP.PolicySource != bench.PolicyFromServer || run.TheoryMaxInWindow != 84 {
+		if pol.Limit != 42 || pol.Window != 10*time.Second || run.HTTP.PolicySource != result.PolicyFromServer || run.TheoryMaxInWindow != 84 {
 			t.Errorf("policy %+v from %q, theory %d", pol, run.HTTP.PolicySource, run.TheoryMaxInWindow)
 		}
 		run, pol = attack(t, httpexec.Config{URL: without.URL, Client: client}, constant(200, 100*time.Millisecond, 1))
-		if pol.Limit != 0 || pol.Window != time.Second || run.HTTP.PolicySource != bench.PolicyNone || run.BurstRatio != 0 || run.MaxAdmittedInWindow == 0 {
+		if pol.Limit != 0 || pol.Window != time.Second || run.HTTP.PolicySource != result.PolicyNone || run.BurstRatio != 0 || run.MaxAdmittedInWindow == 0 {
 			t.Errorf("policy %+v from %q, burst ratio %v, most in 1s %d", pol, run.HTTP.PolicySource, run.BurstRatio, run.MaxAdmittedInWindow)
 		}
-		if ws := bench.Warnings([]result.Run{run}); !slices.ContainsFunc(ws, func(w result.Warning) bool { return w.Kind == result.WarnNoPolicy }) {
+		if ws := result.Warnings([]result.Run{run}); !slices.ContainsFunc(ws, func(w result.Warning) bool { return w.Kind == result.WarnNoPolicy }) {
 			t.Errorf("warnings %+v: want the missing policy", ws)
 		}
 		lcfg = constant(200, 100*time.Millisecond, 1)
 		lcfg.Policy.Limit = 30
 		run, pol = attack(t, httpexec.Config{URL: without.URL, Client: client}, lcfg)
-		if pol.Limit != 30 || pol.Window != time.Second || run.HTTP.PolicySource != bench.PolicyFromConfig {
+		if pol.Limit != 30 || pol.Window != time.Second || run.HTTP.PolicySource != result.PolicyFromConfig {
 			t.Errorf("-limit 30 alone: policy %+v from %q", pol, run.HTTP.PolicySource)
 		}
 	})

@@ -17,7 +17,7 @@
 // addresses, each key always from the same one, so that a server that
 // limits by client IP sees several clients.
 //
-// Executor puts a Client under the live engine (bench.LiveExecutor): each
+// Executor puts a Client under the live engine (live.RunExecutor): each
 // arrival of a workload becomes one request, performed on a goroutine of
 // a pool as large as the connections.
 package httpexec

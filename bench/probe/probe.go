@@ -22,6 +22,7 @@ import (
 	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/fit"
 	"github.com/ratebench/ratebench/bench/httpexec"
+	"github.com/ratebench/ratebench/bench/live"
 	"github.com/ratebench/ratebench/bench/result"
 )
 
@@ -54,7 +55,7 @@ type Config struct {
 	Trace call.Tracer
 	// Log, when set, gets a line per experiment.
 	Log      io.Writer
-	Progress bench.Progress
+	Progress call.Progress
 }
 
 // Outcome is what a probe measured and found.
@@ -413,13 +414,13 @@ func (p *prober) experiment(ctx context.Context, name string, s *schedule) ([]ca
 		return nil, fmt.Errorf("%s: the probe's bounds (%d requests, %v) are spent; raise -max-requests or -max-duration", name, p.cfg.MaxRequests, p.cfg.MaxDuration)
 	}
 	var rows rowBuffer
-	cfg := bench.LiveConfig{
+	cfg := live.Config{
 		Config:      bench.Config{Workload: s.source("probe-" + name), Trace: &rows, Progress: p.cfg.Progress},
 		MaxInFlight: 1 << 16, Connections: p.cfg.Connections, AlignStart: s.align,
 	}
 	exec := httpexec.NewExecutor(p.cfg.Client, p.cfg.Connections, cfg.MaxInFlight, p.rejectOr429())
 	began := time.Now()
-	run, pol, err := bench.LiveExecutor(ctx, cfg, call.Target{Name: "probe-" + name, Backend: "http"}, exec)
+	run, pol, err := live.RunExecutor(ctx, cfg, call.Target{Name: "probe-" + name, Backend: "http"}, exec)
 	exec.Close()
 	p.elapsed += time.Since(began)
 	if p.start.IsZero() {
@@ -438,7 +439,7 @@ func (p *prober) experiment(ctx context.Context, name string, s *schedule) ([]ca
 		run.HTTP.RejectStatuses = p.rejectOr429()
 		p.out.Runs = append(p.out.Runs, run)
 		p.runEnds = append(p.runEnds, len(p.rows))
-		if run.HTTP.PolicySource == bench.PolicyFromServer && p.adv == nil {
+		if run.HTTP.PolicySource == result.PolicyFromServer && p.adv == nil {
 			p.adv = &pol
 		}
 		p.measured = pol
@@ -529,8 +530,8 @@ func (p *prober) finish(capacity int64, rate float64) (*Outcome, error) {
 		for i := range p.out.Runs {
 			r := &p.out.Runs[i]
 			r.BurstRatio = float64(r.MaxAdmittedInWindow) / float64(fitted.Limit)
-			if r.HTTP.PolicySource == bench.PolicyNone {
-				r.HTTP.PolicySource = bench.PolicyFromFit
+			if r.HTTP.PolicySource == result.PolicyNone {
+				r.HTTP.PolicySource = result.PolicyFromFit
 			}
 		}
 	}

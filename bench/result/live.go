@@ -30,7 +30,7 @@ type LiveStats struct {
 	// interrupt. WallNS is the pass's wall time, drain included.
 	SpanNS int64 `json:"span_ns"`
 	WallNS int64 `json:"wall_ns"`
-	// StartLagNS is how long after its planned start (LiveConfig.StartAt,
+	// StartLagNS is how long after its planned start (live.Config.StartAt,
 	// ratebench -start-at) the pass began; its arrivals count their
 	// lateness from the planned start. 0 without a planned start.
 	StartLagNS int64 `json:"start_lag_ns,omitempty"`

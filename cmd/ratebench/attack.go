@@ -19,6 +19,7 @@ import (
 	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/httpexec"
+	"github.com/ratebench/ratebench/bench/live"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/report/summary"
 	"github.com/ratebench/ratebench/workload"
@@ -115,7 +116,7 @@ func (f *attackFlags) register(fs *flag.FlagSet) {
 type attack struct {
 	client                       *httpexec.Client
 	reject                       []int
-	cfg                          bench.LiveConfig
+	cfg                          live.Config
 	target                       call.Target
 	url, method, keyHeader, algo string
 	shard                        shardRun
@@ -262,7 +263,7 @@ func (f *attackFlags) plan(ctx context.Context) (*attack, error) {
 		shard: sh, warnings: append(sh.balance(src), rateUnused(src, spec.Rate, f.rateSet && f.rate > 0)...), checks: f.checks,
 		progress: f.progress.mode}
 	a.reject, _ = parseStatuses(f.rejectStatus) // checked
-	a.cfg = bench.LiveConfig{
+	a.cfg = live.Config{
 		Config:      bench.Config{Policy: algorithms.Policy{Limit: f.limit, Window: f.window, Burst: f.burst}, Workload: src, Span: info.Span},
 		MaxInFlight: f.maxInFlight, Closed: f.rate == 0, Connections: f.conns, HonorRetryAfter: f.honor,
 	}
@@ -327,11 +328,11 @@ func (e *env) attack(ctx context.Context, a *attack, out *outDir, seed uint64, n
 	var pol algorithms.Policy
 	_, err := e.measure(ctx, measurement{
 		out: out, trace: trace, wait: a.shard.wait, passes: 1, progress: a.progress, checks: &a.checks,
-		run: func(ctx context.Context, tr call.Tracer, p bench.Progress) (*result.Result, error) {
+		run: func(ctx context.Context, tr call.Tracer, p call.Progress) (*result.Result, error) {
 			cfg := a.cfg
 			cfg.Trace, cfg.Progress = tr, p
 			exec := httpexec.NewExecutor(a.client, cfg.Connections, cfg.MaxInFlight, a.reject)
-			run, used, err := bench.LiveExecutor(ctx, cfg, a.target, exec)
+			run, used, err := live.RunExecutor(ctx, cfg, a.target, exec)
 			exec.Close()
 			if err != nil && !errors.Is(err, context.Canceled) {
 				return nil, err
@@ -342,7 +343,7 @@ func (e *env) attack(ctx context.Context, a *attack, out *outDir, seed uint64, n
 			h.KeyHeader, h.ServerAlgorithm, h.RejectStatuses = a.keyHeader, a.algo, a.reject
 			h.SourceAddrs = a.client.Sources()
 			runs := []result.Run{run}
-			meta.Warnings = append(bench.Warnings(runs), a.shard.lagWarnings(runs)...)
+			meta.Warnings = append(result.Warnings(runs), a.shard.lagWarnings(runs)...)
 			w := cfg.Workload.Record()
 			w["url"] = a.url
 			return &result.Result{Meta: meta, Policy: result.PolicyOf(pol), Workload: w, Runs: runs}, err

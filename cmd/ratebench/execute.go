@@ -48,7 +48,7 @@ type measurement struct {
 	// and progress. It returns the result to write, its Meta.Warnings
 	// set (Elapsed and Interrupted are measure's), or nil when nothing
 	// is to be written (a failure before anything was measured).
-	run func(ctx context.Context, tr call.Tracer, p bench.Progress) (*result.Result, error)
+	run func(ctx context.Context, tr call.Tracer, p call.Progress) (*result.Result, error)
 	// write writes res into out (before the trace is put in place).
 	write func(res *result.Result) error
 	// summary, when set, prints what the table does not show.
@@ -155,14 +155,14 @@ func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
 	}
 	return e.measure(ctx, measurement{
 		out: m.out, trace: m.trace, wait: wait, passes: passes, progress: m.progress, checks: &m.checks,
-		run: func(ctx context.Context, tr call.Tracer, p bench.Progress) (*result.Result, error) {
+		run: func(ctx context.Context, tr call.Tracer, p call.Progress) (*result.Result, error) {
 			cfg := m.cfg
 			cfg.Trace, cfg.Progress = tr, p
 			runs, err := m.eng.run(ctx, cfg, m.targets)
 			if err != nil && !errors.Is(err, context.Canceled) {
 				return nil, err
 			}
-			meta.Warnings = append(bench.Warnings(runs), m.shard.lagWarnings(runs)...)
+			meta.Warnings = append(result.Warnings(runs), m.shard.lagWarnings(runs)...)
 			return bench.NewResult(meta, cfg, runs), err
 		},
 		write:   func(res *result.Result) error { return e.write(m.out, res, m.noReport) },

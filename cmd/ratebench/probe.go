@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/fit"
 	"github.com/ratebench/ratebench/bench/httpexec"
@@ -172,7 +171,7 @@ func (e *env) probe(ctx context.Context, cfg probe.Config, out *outDir, f probeF
 	var o *probe.Outcome
 	_, err := e.measure(ctx, measurement{
 		out: out, trace: !f.noTrace, progress: f.progress.mode, quiet: true, // the experiments depend on what the first ones find: passes unknown
-		run: func(ctx context.Context, tr call.Tracer, p bench.Progress) (*result.Result, error) {
+		run: func(ctx context.Context, tr call.Tracer, p call.Progress) (*result.Result, error) {
 			cfg.Trace, cfg.Progress, cfg.Log = tr, p, e.stderr
 			var err error
 			o, err = probe.Run(ctx, cfg)

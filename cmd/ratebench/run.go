@@ -14,6 +14,7 @@ import (
 	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/backend"
 	"github.com/ratebench/ratebench/bench/call"
+	"github.com/ratebench/ratebench/bench/live"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
 )
@@ -63,8 +64,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.maxArrivals, "max-arrivals", defaultMaxArrivals, "refuse a run whose workload expects more arrivals than this")
 	fs.IntVar(&f.replicas, "replicas", 1, "app replicas behind a round-robin balancer: arrival i of the whole schedule goes to replica i mod N, each with its own limiter state (on a shared backend they share it)")
 	fs.StringVar(&f.mode, "mode", "sim", "engine: sim (virtual time, deterministic) or live (real goroutines and clock, open loop)")
-	fs.IntVar(&f.workers, "workers", bench.DefaultWorkers(), fmt.Sprintf("live mode: goroutines calling the limiters, at most %d", bench.MaxWorkers))
-	fs.IntVar(&f.maxInFlight, "max-inflight", bench.DefaultMaxInFlight, "live mode: arrivals sent and not yet done above which new ones are dropped (and counted)")
+	fs.IntVar(&f.workers, "workers", live.DefaultWorkers(), fmt.Sprintf("live mode: goroutines calling the limiters, at most %d", live.MaxWorkers))
+	fs.IntVar(&f.maxInFlight, "max-inflight", live.DefaultMaxInFlight, "live mode: arrivals sent and not yet done above which new ones are dropped (and counted)")
 	f.backend.register(fs)
 	fs.StringVar(&f.backend.prefix, "prefix", "", "Redis key prefix or SQLite scope of the limiters' state: processes with the same one share it, and a run inherits what an earlier one left under it (default: a fresh one per run; live shards on a shared backend: ratebench:shards:<-start-at in Unix ns>)")
 	fs.Uint64Var(&f.seed, "seed", 1, "workload seed")
@@ -227,8 +228,8 @@ func (f *runFlags) plan(ctx context.Context) (measured, func() error, error) {
 		return measured{}, nil, usagef("-mode %q: want sim or live", f.mode)
 	case f.replicas < 1:
 		return measured{}, nil, usagef("-replicas %d must be >= 1", f.replicas)
-	case f.workers < 1 || f.workers > bench.MaxWorkers:
-		return measured{}, nil, usagef("-workers %d must be between 1 and %d", f.workers, bench.MaxWorkers)
+	case f.workers < 1 || f.workers > live.MaxWorkers:
+		return measured{}, nil, usagef("-workers %d must be between 1 and %d", f.workers, live.MaxWorkers)
 	case f.maxInFlight < 1:
 		return measured{}, nil, usagef("-max-inflight %d must be >= 1", f.maxInFlight)
 	}
@@ -397,18 +398,18 @@ func (f *runFlags) engine(start time.Time) engine {
 	if f.mode != "live" {
 		return simEngine
 	}
-	cfg := bench.LiveConfig{Workers: f.workers, MaxInFlight: f.maxInFlight, StartAt: start}
+	cfg := live.Config{Workers: f.workers, MaxInFlight: f.maxInFlight, StartAt: start}
 	return engine{
 		mode: "live",
 		run: func(ctx context.Context, c bench.Config, targets []call.Target) ([]result.Run, error) {
 			lc := cfg
 			lc.Config = c
-			return bench.Live(ctx, lc, targets)
+			return live.Run(ctx, lc, targets)
 		},
 		wall: func(c bench.Config, targets []call.Target) time.Duration {
 			lc := cfg
 			lc.Config = c
-			return bench.LiveWallTime(lc, targets)
+			return live.WallTime(lc, targets)
 		},
 	}
 }

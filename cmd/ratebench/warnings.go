@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/report"
 )
@@ -22,7 +21,7 @@ func printWarnings(w io.Writer, ws []result.Warning) {
 // instants requests were really sent, and the policy is what it finds.
 func probeWarnings(runs []result.Run) []result.Warning {
 	var out []result.Warning
-	for _, w := range bench.Warnings(runs) {
+	for _, w := range result.Warnings(runs) {
 		if w.Kind != result.WarnLate && w.Kind != result.WarnNoPolicy {
 			out = append(out, w)
 		}

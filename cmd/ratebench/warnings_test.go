@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/result"
 )
 
@@ -14,7 +13,7 @@ import (
 func TestProbeWarnings(t *testing.T) {
 	runs := []result.Run{{Algorithm: "http", Offered: 10, Errors: 3,
 		Live: &result.LiveStats{LatePct: 50, Dropped: 2, Scheduled: 10},
-		HTTP: &result.HTTPStats{PolicySource: bench.PolicyNone}}}
+		HTTP: &result.HTTPStats{PolicySource: result.PolicyNone}}}
 	want := []result.Warning{
 		{Kind: result.WarnDropped, Run: "http", HTTP: true, N: 2, Of: 10},
 		{Kind: result.WarnFailed, Run: "http", HTTP: true, N: 3, Of: 10},

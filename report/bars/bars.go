@@ -1,6 +1,6 @@
 // Package bars shows a run's progress on standard error: mpb bars on a
 // terminal, a plain line every few seconds in a log. Its displays are
-// bench.Progress values for the engines.
+// call.Progress values for the engines.
 package bars
 
 import (
@@ -15,18 +15,18 @@ import (
 	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/term"
 
-	"github.com/ratebench/ratebench/bench"
+	"github.com/ratebench/ratebench/bench/call"
 )
 
 // Every is how often progress lines are written when standard error is
 // not a terminal (a pipe, a file, a CI log): one line, not a redraw.
 const Every = 5 * time.Second
 
-// Display is a run's progress display: a bench.Progress for the engines,
+// Display is a run's progress display: a call.Progress for the engines,
 // and Wait, called when they are done, which returns once it has drawn
 // its last state. A display is safe for concurrent use.
 type Display interface {
-	bench.Progress
+	call.Progress
 	Wait()
 }
 
@@ -51,7 +51,7 @@ func New(w io.Writer, passes int, mode string) Display {
 
 // Progress is d as the engines take it (bench.Config.Progress): nil,
 // silent, when d is.
-func Progress(d Display) bench.Progress {
+func Progress(d Display) call.Progress {
 	if d == nil {
 		return nil
 	}
@@ -137,9 +137,9 @@ func NewBars(w io.Writer, passes int, opts ...mpb.ContainerOption) Display {
 // Wait implements Display.
 func (m *mpbProgress) Wait() { m.p.Wait() }
 
-// Pass implements bench.Progress.
+// Pass implements call.Progress.
 
-func (m *mpbProgress) Pass(name string, total int64) bench.Bar {
+func (m *mpbProgress) Pass(name string, total int64) call.Bar {
 	b := &mpbBar{start: time.Now(), run: &m.run, total: total}
 	label := m.run.begin(name, b.start)
 	b.bar = m.p.AddBar(max(total, 1),
@@ -165,7 +165,7 @@ type mpbBar struct {
 	offered, admitted atomic.Int64
 }
 
-// Update implements bench.Bar.
+// Update implements call.Bar.
 func (b *mpbBar) Update(at, offered, admitted int64) {
 	b.offered.Store(offered)
 	b.admitted.Store(admitted)
@@ -177,7 +177,7 @@ func (b *mpbBar) stats() string {
 	return statsText(b.offered.Load(), b.admitted.Load(), time.Since(b.start))
 }
 
-// Done implements bench.Bar.
+// Done implements call.Bar.
 func (b *mpbBar) Done(aborted bool) {
 	if aborted {
 		b.bar.Abort(true)
@@ -208,9 +208,9 @@ func NewLines(w io.Writer, passes int, every time.Duration, now func() time.Time
 // Wait implements Display.
 func (p *plainProgress) Wait() {}
 
-// Pass implements bench.Progress.
+// Pass implements call.Progress.
 
-func (p *plainProgress) Pass(name string, total int64) bench.Bar {
+func (p *plainProgress) Pass(name string, total int64) call.Bar {
 	start := p.now()
 	p.mu.Lock()
 	if p.last.IsZero() { // the first line comes an interval in: a short run writes none
@@ -241,7 +241,7 @@ type plainBar struct {
 	total int64
 }
 
-// Update implements bench.Bar.
+// Update implements call.Bar.
 func (b *plainBar) Update(at, offered, admitted int64) {
 	b.p.run.update(at, b.total)
 	b.p.line(false, func(now time.Time) string {

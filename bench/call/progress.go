@@ -1,4 +1,4 @@
-package bench
+package call
 
 // Progress is told how far each pass of an engine has got, for progress
 // bars; a nil Progress is silent. Implementations must be safe for
@@ -23,7 +23,9 @@ type silentBar struct{}
 func (silentBar) Update(int64, int64, int64) {}
 func (silentBar) Done(bool)                  {}
 
-func startBar(p Progress, name string, total int64) Bar {
+// StartBar starts p's bar for a pass of name, or a silent one when p is
+// nil; total as Progress.Pass.
+func StartBar(p Progress, name string, total int64) Bar {
 	if p == nil {
 		return silentBar{}
 	}

@@ -1,10 +1,11 @@
-package bench
+package live
 
 import (
 	"testing"
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/call"
 )
 
@@ -22,11 +23,11 @@ func BenchmarkLiveDecision(b *testing.B) {
 		{"gcra", call.Target{Name: "gcra", New: func() (algorithms.Limiter, error) { return algorithms.NewGCRA(p) }}},
 	} {
 		b.Run("algo="+tc.name, func(b *testing.B) {
-			lims, err := replicas(tc.t)
+			lims, err := tc.t.Instances()
 			if err != nil {
 				b.Fatal(err)
 			}
-			cfg, err := LiveConfig{Config: Config{Policy: p}, Workers: 1}.resolve()
+			cfg, err := Config{Config: bench.Config{Policy: p}, Workers: 1}.resolve()
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -62,7 +63,7 @@ func BenchmarkLiveDecision(b *testing.B) {
 // back past the floors.
 func TestCollectorOrder(t *testing.T) {
 	p := algorithms.Policy{Limit: 1000, Window: time.Second}
-	cfg, err := LiveConfig{Config: Config{Policy: p}, Workers: 3}.resolve()
+	cfg, err := Config{Config: bench.Config{Policy: p}, Workers: 3}.resolve()
 	if err != nil {
 		t.Fatal(err)
 	}

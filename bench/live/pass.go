@@ -1,4 +1,4 @@
-package bench
+package live
 
 import (
 	"context"
@@ -11,7 +11,9 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/algorithms/keyed"
 	"github.com/ratebench/ratebench/bench/call"
+	"github.com/ratebench/ratebench/bench/measure"
 	"github.com/ratebench/ratebench/bench/pace"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
@@ -30,7 +32,7 @@ const (
 // goroutine), the workers and a collector. The workers call the target's
 // limiters, or hand the requests to an executor.
 type livePass struct {
-	cfg       LiveConfig
+	cfg       Config
 	target    call.Target
 	lims      []algorithms.Limiter
 	exec      call.Executor // nil for a target's limiters
@@ -74,7 +76,7 @@ func (p *livePass) getBuf() []liveRec {
 	}
 }
 
-func newLivePass(cfg LiveConfig, t call.Target, lims []algorithms.Limiter, exec call.Executor, calibrate bool) *livePass {
+func newLivePass(cfg Config, t call.Target, lims []algorithms.Limiter, exec call.Executor, calibrate bool) *livePass {
 	n := cfg.Workers
 	p := &livePass{
 		cfg: cfg, target: t, lims: lims, exec: exec, calibrate: calibrate,
@@ -101,10 +103,10 @@ func newLivePass(cfg LiveConfig, t call.Target, lims []algorithms.Limiter, exec 
 // livePassRun drives one target (or, with calibrate, the no-op) over the
 // schedule: the whole workload, or its first cfg.Calibration; at, when
 // not zero, is the pass's planned start.
-func livePassRun(ctx context.Context, cfg LiveConfig, t call.Target, at time.Time, calibrate bool) (*result.Run, error) {
-	lims, err := replicas(t)
+func livePassRun(ctx context.Context, cfg Config, t call.Target, at time.Time, calibrate bool) (*result.Run, error) {
+	lims, err := t.Instances()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("bench: %w", err)
 	}
 	var ref algorithms.Limiter
 	if cfg.Reference != nil && !calibrate {
@@ -120,7 +122,7 @@ func livePassRun(ctx context.Context, cfg LiveConfig, t call.Target, at time.Tim
 	}
 	run, err := p.run(ctx, coll)
 	if run != nil {
-		run.LossyEvictions = lossyEvictions(lims)
+		run.LossyEvictions = keyed.LossyEvictions(lims)
 	}
 	return run, err
 }
@@ -130,22 +132,22 @@ func livePassRun(ctx context.Context, cfg LiveConfig, t call.Target, at time.Tim
 // and the collector measured into a Run.
 func (p *livePass) run(ctx context.Context, coll *liveCollector) (*result.Run, error) {
 	cfg := p.cfg
-	stream, err := cfg.open()
+	stream, err := cfg.Open()
 	if err != nil {
 		return nil, err
 	}
-	defer closeStream(stream)
+	defer stream.Close()
 	// The pass sends what is due before its end, and stops there even
 	// when it has fallen behind: its wall time stays bounded.
-	until := cfg.span()
+	until := cfg.Length()
 	if until <= 0 { // a whole trace read by someone who did not give its span
 		until = math.MaxInt64
 	}
-	total := cfg.span()
+	total := cfg.Length()
 	if p.calibrate {
 		until, total = cfg.Calibration, cfg.Calibration
 	}
-	bar := startBar(cfg.Progress, p.target.Name, int64(total))
+	bar := call.StartBar(cfg.Progress, p.target.Name, int64(total))
 	s, results := p.drive(ctx, coll, stream, until, bar)
 	wall := p.elapsed()
 	bar.Done(s.interrupted)
@@ -160,7 +162,7 @@ func (p *livePass) run(ctx context.Context, coll *liveCollector) (*result.Run, e
 		span = s.lastAt + 1
 	}
 	run, refErr := coll.sum.Finish(int64(max(span, 1)))
-	named(&run, coll.p.target, coll.firstErr)
+	measure.Name(&run, coll.p.target, coll.firstErr)
 	run.StartUnixNS = p.start.UnixNano()
 	liveMeasures(&run, cfg, s, results, span, wall)
 	run.Live.StartLagNS = int64(p.lag)
@@ -183,7 +185,7 @@ func (p *livePass) run(ctx context.Context, coll *liveCollector) (*result.Run, e
 	return &run, nil
 }
 
-// LiveExecutor runs cfg's workload through exec in real time, as Live runs
+// RunExecutor runs cfg's workload through exec in real time, as Run runs
 // a target's limiters: the same scheduler, workers, collector and
 // measures, and Run.HTTP for what the answers said. t names the run
 // (Name, Backend, Theory; New is not called). A zero Limit or Window of
@@ -194,7 +196,7 @@ func (p *livePass) run(ctx context.Context, coll *liveCollector) (*result.Run, e
 // returns the run, the policy it was measured against, and, when ctx is
 // cancelled, what ran with ctx's error, within about a second of the
 // cancel (exec.Abort ends the requests in flight).
-func LiveExecutor(ctx context.Context, cfg LiveConfig, t call.Target, exec call.Executor) (result.Run, algorithms.Policy, error) {
+func RunExecutor(ctx context.Context, cfg Config, t call.Target, exec call.Executor) (result.Run, algorithms.Policy, error) {
 	cfg, err := cfg.resolveExec()
 	if err != nil {
 		return result.Run{}, algorithms.Policy{}, err
@@ -202,7 +204,7 @@ func LiveExecutor(ctx context.Context, cfg LiveConfig, t call.Target, exec call.
 	p := newLivePass(cfg, t, nil, exec, false)
 	coll := newLiveCollector(p, nil)
 	if pol := cfg.Policy; pol.Limit > 0 && pol.Window > 0 {
-		coll.begin(pol, PolicyFromConfig)
+		coll.begin(pol, result.PolicyFromConfig)
 	} else {
 		p.wantPolicy.Store(true)
 	}
@@ -265,7 +267,7 @@ func (h *holds) held(key string, now time.Duration) bool {
 // drive starts the workers and the collector, schedules the arrivals,
 // then stops everything in order and hands the collector's state back to
 // the caller's goroutine, all decisions fed.
-func (p *livePass) drive(ctx context.Context, coll *liveCollector, stream workload.Stream, until time.Duration, bar Bar) (schedule, []*workerResult) {
+func (p *livePass) drive(ctx context.Context, coll *liveCollector, stream workload.Stream, until time.Duration, bar call.Bar) (schedule, []*workerResult) {
 	stopColl, collDone := make(chan struct{}), make(chan struct{})
 	p.start = time.Now()
 	if !p.planned.IsZero() {
@@ -335,7 +337,7 @@ func (p *livePass) wait(ctx context.Context) ([]*workerResult, []bool) {
 }
 
 // liveMeasures merges the workers' histograms into run and fills run.Live.
-func liveMeasures(run *result.Run, cfg LiveConfig, s schedule, results []*workerResult, span, wall time.Duration) {
+func liveMeasures(run *result.Run, cfg Config, s schedule, results []*workerResult, span, wall time.Duration) {
 	lat, svc, late := result.NewHistogram(), result.NewHistogram(), result.NewHistogram()
 	l := &result.LiveStats{
 		Workers: cfg.Workers, MaxInFlight: cfg.MaxInFlight, LateAfterNS: int64(cfg.LateAfter),

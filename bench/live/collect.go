@@ -1,4 +1,4 @@
-package bench
+package live
 
 import (
 	"cmp"
@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/measure"
+	"github.com/ratebench/ratebench/bench/result"
 )
 
 // collectEvery is how often the collector moves decisions into the
@@ -21,22 +23,6 @@ const (
 	barEvery     = 10
 	policyWait   = time.Second
 	maxEarly     = 1 << 17
-)
-
-// Where the policy of an executor pass came from (HTTPStats.PolicySource).
-const (
-	PolicyFromConfig = "config"
-	// PolicyFromServer: what the answers advertised, in RateLimit-Policy
-	// or, with the config's window, a limit field such as
-	// X-RateLimit-Limit (the value keeps the first field's name).
-	PolicyFromServer = "RateLimit-Policy"
-	PolicyFromBoth   = "config and RateLimit-Policy"
-	// PolicyFromFit: from a fit of the pass's own answers (probe).
-	PolicyFromFit = "fit"
-	// PolicyNone: neither the config nor the server gave a limit. The
-	// pass is recorded with Limit 0 (unknown) and its window (1s unless
-	// given) as the span "most admitted in any W" is counted in.
-	PolicyNone = "none"
 )
 
 // liveCollector feeds the workers' decisions to one measure.Summary in instant
@@ -93,11 +79,11 @@ func (c *liveCollector) begin(pol algorithms.Policy, source string) {
 	if c.p.cfg.Theory != nil && pol.Limit > 0 { // else no theory either
 		t.Theory = c.p.cfg.Theory(pol)
 	}
-	bin := seriesBin(pol.Window, c.p.cfg.span(), c.p.cfg.Workload)
+	bin := bench.SeriesBin(pol.Window, c.p.cfg.Length(), c.p.cfg.Workload)
 	if c.p.cfg.Bin > 0 {
 		bin = int64(c.p.cfg.Bin)
 	}
-	count := counting(t, pol, bin, c.p.exec != nil)
+	count := measure.For(t, pol, bin, c.p.exec != nil)
 	count.Reference = c.ref
 	c.sum = measure.New(count)
 }
@@ -130,9 +116,9 @@ func (c *liveCollector) decide(final bool) bool {
 	cfg := c.p.cfg.Policy
 	given := cfg.Limit > 0 || cfg.Window > 0 || cfg.Burst > 0
 	if got := c.p.policy.Load(); got != nil {
-		source := PolicyFromServer
+		source := result.PolicyFromServer
 		if given {
-			source = PolicyFromBoth
+			source = result.PolicyFromBoth
 		}
 		c.begin(completed(*got, cfg), source)
 		return true
@@ -144,10 +130,10 @@ func (c *liveCollector) decide(final bool) bool {
 	pol := completed(algorithms.Policy{Window: time.Second}, cfg)
 	if pol.Limit == 0 {
 		pol.Burst = 0
-		c.begin(pol, PolicyNone)
+		c.begin(pol, result.PolicyNone)
 		return true
 	}
-	c.begin(pol, PolicyFromConfig)
+	c.begin(pol, result.PolicyFromConfig)
 	return true
 }
 
@@ -167,7 +153,7 @@ func completed(pol, cfg algorithms.Policy) algorithms.Policy {
 }
 
 // loop steps every collectEvery until stop is closed.
-func (c *liveCollector) loop(stop <-chan struct{}, done chan<- struct{}, bar Bar) {
+func (c *liveCollector) loop(stop <-chan struct{}, done chan<- struct{}, bar call.Bar) {
 	defer close(done)
 	tick := time.NewTicker(collectEvery)
 	defer tick.Stop()
@@ -291,7 +277,7 @@ func (c *liveCollector) feed(r *liveRec) {
 	row := call.Row{Key: r.key, Cost: r.cost, Sent: time.Duration(r.at), Done: time.Duration(r.at + r.delay), Outcome: r.class}
 	switch {
 	case r.err != nil:
-		row.Outcome, row.ErrorKind = call.Failed, errorKind(r.err)
+		row.Outcome, row.ErrorKind = call.Failed, call.ErrorKind(r.err)
 		if c.firstErr == nil {
 			c.firstErr = r.err
 		}

@@ -1,4 +1,4 @@
-package bench
+package live
 
 import (
 	"math"
@@ -232,7 +232,9 @@ func (w *liveWorker) do(j liveJob) {
 			end = start + d.Delay // served then, unless the pass ends first
 		}
 		w.rows = append(w.rows, call.Row{Algorithm: p.target.Name, Attempts: 1})
-		decisionRow(&w.rows[len(w.rows)-1], j.seq, j.at, start, end, j.key, j.cost, d, err)
+		r := &w.rows[len(w.rows)-1]
+		r.Decided(start, end, j.key, j.cost, d, err)
+		r.Traced(j.seq, j.at, d, err)
 	}
 	late := max(start-j.at, 0) // >= 0: the scheduler sends at or after the intended instant
 	if late > p.cfg.LateAfter {

@@ -1,4 +1,4 @@
-package bench
+package live
 
 import (
 	"context"
@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
+	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/result"
 )
 
-// Defaults of LiveConfig.
+// Defaults of Config.
 const (
 	// DefaultMaxInFlight is the default cap on arrivals sent and not yet
 	// done.
@@ -24,7 +25,7 @@ const (
 	// DefaultCalibration caps the part of the schedule the no-op pass
 	// replays.
 	DefaultCalibration = 5 * time.Second
-	// MaxWorkers bounds LiveConfig.Workers: each worker holds three
+	// MaxWorkers bounds Config.Workers: each worker holds three
 	// histograms of about 270 KB.
 	MaxWorkers = 1024
 )
@@ -32,11 +33,11 @@ const (
 // DefaultWorkers is the default number of live workers: 4 per P.
 func DefaultWorkers() int { return 4 * runtime.GOMAXPROCS(0) }
 
-// LiveConfig configures Live: an engine Config plus how arrivals are sent.
-// Zero fields take the defaults documented on each; negative ones are
+// Config configures Run and RunExecutor: a bench.Config plus how arrivals
+// are sent. Zero fields take the defaults documented on each; negative ones are
 // errors unless said otherwise. It is a plain value.
-type LiveConfig struct {
-	Config
+type Config struct {
+	bench.Config
 	// Workers is how many goroutines call the limiters, at most
 	// MaxWorkers; 0 means DefaultWorkers(). A shaper's wait does not hold
 	// a worker: each worker keeps its own timer over its waiting requests.
@@ -60,7 +61,7 @@ type LiveConfig struct {
 	// plus 100ms, at least 1s and at most 1 minute.
 	Drain time.Duration
 
-	// The fields below are for an executor pass (LiveExecutor).
+	// The fields below are for an executor pass (RunExecutor).
 
 	// Closed drops the schedule for a closed loop, as wrk does:
 	// Connections requests are in flight at all times, each sent as
@@ -93,7 +94,7 @@ type LiveConfig struct {
 }
 
 // resolve validates c and applies the defaults.
-func (c LiveConfig) resolve() (LiveConfig, error) {
+func (c Config) resolve() (Config, error) {
 	p, err := c.Policy.Validate()
 	if err != nil {
 		return c, fmt.Errorf("bench: %w", err)
@@ -120,7 +121,7 @@ func (c LiveConfig) resolve() (LiveConfig, error) {
 	}
 	if c.Calibration == 0 {
 		c.Calibration = DefaultCalibration
-		if d := c.span(); d > 0 {
+		if d := c.Length(); d > 0 {
 			c.Calibration = min(d, DefaultCalibration)
 		}
 	}
@@ -136,7 +137,7 @@ func (c LiveConfig) resolve() (LiveConfig, error) {
 
 // resolveExec is resolve for an executor pass, whose policy may be partly
 // unknown (learnt from the answers), and which has no calibration.
-func (c LiveConfig) resolveExec() (LiveConfig, error) {
+func (c Config) resolveExec() (Config, error) {
 	p := c.Policy
 	switch {
 	case p.Limit < 0 || p.Window < 0 || p.Burst < 0:
@@ -160,7 +161,7 @@ func (c LiveConfig) resolveExec() (LiveConfig, error) {
 	return r, nil
 }
 
-// Live runs every target over the workload in real time, one pass per
+// Run runs every target over the workload in real time, one pass per
 // target, then (unless cfg.Calibration < 0) a no-op pass whose costs go in
 // every run's Live.Calibration. It is open loop: a scheduler sends each
 // arrival when the wall clock since the pass's start reaches its instant,
@@ -171,9 +172,9 @@ func (c LiveConfig) resolveExec() (LiveConfig, error) {
 // are dropped and counted. Runs are in target order, with the counts,
 // series and span measures of the sim engine (on real decision instants)
 // plus Run.Live. When ctx is cancelled the current pass stops within about
-// half a second and Live returns the runs measured so far (the current
+// half a second and Run returns the runs measured so far (the current
 // one cut short) with ctx's error.
-func Live(ctx context.Context, cfg LiveConfig, targets []call.Target) ([]result.Run, error) {
+func Run(ctx context.Context, cfg Config, targets []call.Target) ([]result.Run, error) {
 	cfg, err := cfg.resolve()
 	if err != nil {
 		return nil, err
@@ -207,11 +208,11 @@ func Live(ctx context.Context, cfg LiveConfig, targets []call.Target) ([]result.
 	return runs, err
 }
 
-// LiveWallTime is about how long Live takes for cfg and targets on the
+// WallTime is about how long Run takes for cfg and targets on the
 // wall clock: each pass sends for its span, then waits for what is still
 // in flight (for a shaper, at most its drain), then the calibration. It is
 // 0 for an invalid cfg.
-func LiveWallTime(cfg LiveConfig, targets []call.Target) time.Duration {
+func WallTime(cfg Config, targets []call.Target) time.Duration {
 	cfg, err := cfg.resolve()
 	if err != nil {
 		return 0
@@ -222,7 +223,7 @@ func LiveWallTime(cfg LiveConfig, targets []call.Target) time.Duration {
 			d += PassSlot(cfg, t)
 			continue
 		}
-		d += cfg.span()
+		d += cfg.Length()
 		if t.Shaper {
 			d += cfg.Drain
 		}
@@ -238,16 +239,16 @@ func LiveWallTime(cfg LiveConfig, targets []call.Target) time.Duration {
 const slotSlack = time.Second
 
 // PassSlot is the time between the planned starts of a live pass of t
-// and of the next (LiveConfig.StartAt): the workload's span, the drain
+// and of the next (Config.StartAt): the workload's span, the drain
 // for a shaper, and a second for what is still in flight and the next
 // pass's set-up. It depends only on cfg and t, so that every process
 // plans the same starts.
-func PassSlot(cfg LiveConfig, t call.Target) time.Duration {
+func PassSlot(cfg Config, t call.Target) time.Duration {
 	cfg, err := cfg.resolve()
 	if err != nil {
 		return slotSlack
 	}
-	d := max(cfg.span(), 0) + slotSlack
+	d := max(cfg.Length(), 0) + slotSlack
 	if t.Shaper {
 		d += cfg.Drain
 	}

@@ -1,10 +1,9 @@
-package bench
+package live
 
 import (
 	"container/heap"
 	"time"
 
-	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/bench/call"
 )
 
@@ -57,39 +56,6 @@ func (h *rowHeap) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
-}
-
-// decisionRow makes r the row of a limiter's decision, in place (a copy
-// of a whole row per arrival would cost the simulator more than its
-// counting): decided, then traced. The pass's own fields stay as they
-// are: Algorithm, Source, Status and Attempts (1 for a limiter call).
-func decisionRow(r *call.Row, seq int64, intended, sent, done time.Duration, key string, cost int64, d algorithms.Decision, err error) {
-	decided(r, sent, done, key, cost, d, err)
-	traced(r, seq, intended, d, err)
-}
-
-// decided sets the fields of a decision's row that a measure.Summary
-// counts; the simulator sets no others unless it writes a trace.
-func decided(r *call.Row, sent, done time.Duration, key string, cost int64, d algorithms.Decision, err error) {
-	r.Sent, r.Done, r.Key, r.Cost = sent, done, key, cost
-	r.Outcome, r.ErrorKind, r.TableFull = call.Admitted, "", false
-	switch {
-	case err != nil:
-		r.Outcome, r.ErrorKind = call.Failed, errorKind(err)
-	case !d.Allowed:
-		r.Outcome, r.TableFull = call.Rejected, d.TableFull
-	}
-}
-
-// traced sets the rest of a decision's row, which only a trace holds.
-func traced(r *call.Row, seq int64, intended time.Duration, d algorithms.Decision, err error) {
-	r.Seq, r.Intended, r.RetryAfter, r.Remaining, r.ResetAfter = seq, intended, -1, d.Remaining, d.ResetAfter
-	switch {
-	case err != nil:
-		r.Remaining, r.ResetAfter = -1, -1
-	case !d.Allowed:
-		r.RetryAfter = d.RetryAfter
-	}
 }
 
 // outcomeRow is the trace row of an executor's outcome.

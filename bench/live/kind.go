@@ -1,7 +1,7 @@
-package bench
+package live
 
 // kindError carries an executor's error kind to the summary, which counts
-// errors by ErrorKind.
+// errors by call.ErrorKind.
 type kindError struct {
 	kind string
 	err  error
@@ -15,3 +15,6 @@ func (e kindError) Error() string {
 }
 
 func (e kindError) Unwrap() error { return e.err }
+
+// ErrorKind names the error's kind for call.ErrorKind.
+func (e kindError) ErrorKind() string { return e.kind }

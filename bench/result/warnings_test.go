@@ -1,42 +1,13 @@
-package bench_test
+package result_test
 
 import (
-	"context"
-	"os"
-	"path/filepath"
 	"reflect"
-	"regexp"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/ratebench/ratebench/algorithms"
-	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/bench/result/resulttest"
-	"github.com/ratebench/ratebench/workload"
 )
-
-func TestLiveConfigErrors(t *testing.T) {
-	p := algorithms.Policy{Limit: 100, Window: time.Second}
-	s := &workload.Constant{Rate: 10, Duration: time.Second, Keys: 1, Cost: 1}
-	for _, tc := range []struct {
-		name string
-		cfg  bench.LiveConfig
-		want string
-	}{
-		{"negative workers", bench.LiveConfig{Config: bench.Config{Policy: p, Workload: s}, Workers: -1}, "Workers -1"},
-		{"too many workers", bench.LiveConfig{Config: bench.Config{Policy: p, Workload: s}, Workers: bench.MaxWorkers + 1}, "Workers"},
-		{"negative cap", bench.LiveConfig{Config: bench.Config{Policy: p, Workload: s}, MaxInFlight: -1}, "MaxInFlight -1"},
-		{"negative lateness", bench.LiveConfig{Config: bench.Config{Policy: p, Workload: s}, LateAfter: -1}, "LateAfter"},
-		{"invalid policy", bench.LiveConfig{Config: bench.Config{Workload: s}}, "policy"},
-	} {
-		_, err := bench.Live(context.Background(), tc.cfg, nil)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: error %v, want one naming %q", tc.name, err, tc.want)
-		}
-	}
-}
 
 // TestWarnings: the warnings of live runs say what is doubtful, as data,
 // and a sim run, or a live one that is fine, has none.
@@ -51,7 +22,7 @@ func TestWarnings(t *testing.T) {
 		{Algorithm: "stuck", Live: &result.LiveStats{Abandoned: 2}},
 		{Algorithm: "forgetful", LossyEvictions: 4, TableFull: 9},
 		{Algorithm: "http", Offered: 10, Errors: 3, ErrorKinds: map[string]int64{"timeout": 3},
-			Live: &result.LiveStats{Unsent: 8, Scheduled: 18}, HTTP: &result.HTTPStats{PolicySource: bench.PolicyNone}},
+			Live: &result.LiveStats{Unsent: 8, Scheduled: 18}, HTTP: &result.HTTPStats{PolicySource: result.PolicyNone}},
 	}
 	want := []result.Warning{
 		{Kind: result.WarnLate, Run: "late", LatePct: 7.5, LateAfterNS: int64(time.Millisecond), LatenessP99NS: int64(3 * time.Millisecond)},
@@ -65,7 +36,7 @@ func TestWarnings(t *testing.T) {
 		{Kind: result.WarnFailed, Run: "http", HTTP: true, N: 3, Of: 10, ErrorKinds: map[string]int64{"timeout": 3}},
 		{Kind: result.WarnCalibrationLate, LatePct: 6},
 	}
-	got := bench.Warnings(runs)
+	got := result.Warnings(runs)
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Warnings:\n got %+v\nwant %+v", got, want)
 	}
@@ -100,32 +71,10 @@ func TestWarningsBlameTheBackend(t *testing.T) {
 		{"busy machine", late("memory", 0), result.Warning{Kind: result.WarnLate, Run: "gcra", LatePct: 40, LateAfterNS: int64(time.Millisecond), LatenessP99NS: int64(time.Second)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ws := bench.Warnings([]result.Run{tc.run})
+			ws := result.Warnings([]result.Run{tc.run})
 			if len(ws) != 1 || !reflect.DeepEqual(ws[0], tc.want) {
 				t.Errorf("Warnings = %+v, want [%+v]", ws, tc.want)
 			}
 		})
-	}
-}
-
-// TestNoFlagNames: the engine states what happened; only the command line
-// knows its flags and names them, so bench's own code names none.
-func TestNoFlagNames(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	flag := regexp.MustCompile(`"[^"]*-(rate|workers|max-inflight|connections|backend-timeout|on-full|max-keys)\b`)
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m := flag.Find(data); m != nil {
-			t.Errorf("%s names a flag: %s", f, m)
-		}
 	}
 }

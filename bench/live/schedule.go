@@ -1,4 +1,4 @@
-package bench
+package live
 
 import (
 	"context"
@@ -52,7 +52,7 @@ func (p *livePass) schedule(ctx context.Context, stream workload.Stream, until t
 	var completed int64 // a stale sum of the workers' completions: in flight <= sent - completed
 	limit := int64(p.cfg.MaxInFlight)
 	var behind int64
-	route := newRouter(stream, len(p.lims))
+	route := workload.NewRouter(stream, len(p.lims))
 	now := p.elapsed()
 	for {
 		a, ok := stream.Next()
@@ -63,7 +63,7 @@ func (p *livePass) schedule(ctx context.Context, stream workload.Stream, until t
 		if a.At >= until {
 			break
 		}
-		replica := route.next()
+		replica := route.Next()
 		if a.At > now {
 			if now, ok = pacer.Until(done, a.At); !ok {
 				s.interrupted = true
@@ -118,7 +118,7 @@ func (p *livePass) closedLoop(ctx context.Context, stream workload.Stream, until
 	defer end.Stop()
 	limit := int64(p.cfg.Connections)
 	var completed int64 // a stale sum of the workers' completions
-	route := newRouter(stream, len(p.lims))
+	route := workload.NewRouter(stream, len(p.lims))
 loop:
 	for {
 		if s.sent-completed >= limit {
@@ -148,7 +148,7 @@ loop:
 			break
 		}
 		now := p.elapsed()
-		if !p.disp.send(liveJob{seq: s.sent, at: now, sent: now, key: a.Key, cost: a.Cost, replica: route.next()}) {
+		if !p.disp.send(liveJob{seq: s.sent, at: now, sent: now, key: a.Key, cost: a.Cost, replica: route.Next()}) {
 			s.dropped++
 			continue
 		}
@@ -160,8 +160,12 @@ loop:
 }
 
 // behindCheck is how many arrivals a scheduler behind its schedule sends
-// between two reads of the clock.
-const behindCheck = 1024
+// between two reads of the clock; countCheck how many countUntil counts
+// between two looks at the context.
+const (
+	behindCheck = 1024
+	countCheck  = 1 << 14
+)
 
 // countUntil counts the arrivals left in stream before until, stopping
 // early (with what it counted) when ctx is done.
@@ -172,7 +176,7 @@ func countUntil(ctx context.Context, stream workload.Stream, until time.Duration
 		if !ok || a.At >= until {
 			return n
 		}
-		if n++; n%checkInterval == 0 && ctx.Err() != nil {
+		if n++; n%countCheck == 0 && ctx.Err() != nil {
 			return n
 		}
 	}

@@ -27,8 +27,7 @@ func TestOverTheorySpan(t *testing.T) {
 		{name: "unknown", theory: 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tgt := noopTarget()
-			tgt.Theory = tc.theory
+			tgt := call.Target{Name: "admit-all", Theory: tc.theory, New: func() (algorithms.Limiter, error) { return admitAll{}, nil }}
 			cfg := Config{Policy: p, Workload: &workload.Constant{Rate: 10, Duration: time.Second, Keys: 1, Cost: 1}}
 			runs, err := Simulate(context.Background(), cfg, []call.Target{tgt})
 			if err != nil {
@@ -48,3 +47,10 @@ func TestOverTheorySpan(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// admitAll admits every request.
+type admitAll struct{}
+
+func (admitAll) Allow(time.Duration, string, int64) (algorithms.Decision, error) {
+	return algorithms.Decision{Allowed: true}, nil
+}

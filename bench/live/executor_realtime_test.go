@@ -1,6 +1,6 @@
 //go:build !race
 
-package bench_test
+package live_test
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/call"
+	"github.com/ratebench/ratebench/bench/live"
+	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -73,8 +75,8 @@ func (f *fakeServer) Start(r call.Request, done chan<- call.Outcome) {
 
 func (f *fakeServer) Abort() { f.once.Do(func() { close(f.aborted) }) }
 
-func execConfig(rate float64, d time.Duration, keys int) bench.LiveConfig {
-	return bench.LiveConfig{
+func execConfig(rate float64, d time.Duration, keys int) live.Config {
+	return live.Config{
 		Config:  bench.Config{Workload: &workload.Constant{Rate: rate, Duration: d, Keys: keys, Cost: 1}},
 		Workers: 4, MaxInFlight: 10000,
 	}
@@ -86,11 +88,11 @@ func execConfig(rate float64, d time.Duration, keys int) bench.LiveConfig {
 func TestExecutorCounts(t *testing.T) {
 	srv := newFakeServer(2 * time.Millisecond)
 	cfg := execConfig(1000, time.Second, 5) // k0..k4 round-robin: 200 of each
-	run, pol, err := bench.LiveExecutor(context.Background(), cfg, call.Target{Name: "http", Backend: "fake"}, srv)
+	run, pol, err := live.RunExecutor(context.Background(), cfg, call.Target{Name: "http", Backend: "fake"}, srv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pol.Limit != 100 || pol.Window != time.Second || run.HTTP.PolicySource != bench.PolicyFromServer {
+	if pol.Limit != 100 || pol.Window != time.Second || run.HTTP.PolicySource != result.PolicyFromServer {
 		t.Errorf("policy %v from %q, want 100/1s from the answers", pol, run.HTTP.PolicySource)
 	}
 	if run.Offered != 1000 || run.Admitted != 400 || run.Rejected != 200 || run.Errors != 400 {
@@ -129,7 +131,7 @@ func TestExecutorTrace(t *testing.T) {
 	var tr rowsTracer
 	cfg := execConfig(2000, 500*time.Millisecond, 5)
 	cfg.Trace = &tr
-	run, _, err := bench.LiveExecutor(context.Background(), cfg, call.Target{Name: "http"}, srv)
+	run, _, err := live.RunExecutor(context.Background(), cfg, call.Target{Name: "http"}, srv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +167,7 @@ func TestExecutorHonorRetryAfter(t *testing.T) {
 	cfg := execConfig(1000, time.Second, 5)
 	cfg.HonorRetryAfter = true
 	cfg.Policy = algorithms.Policy{Limit: 100, Window: time.Second}
-	run, _, err := bench.LiveExecutor(context.Background(), cfg, call.Target{Name: "http"}, srv)
+	run, _, err := live.RunExecutor(context.Background(), cfg, call.Target{Name: "http"}, srv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +187,7 @@ func TestExecutorClosedLoop(t *testing.T) {
 	cfg := execConfig(1e9, 500*time.Millisecond, 1)
 	cfg.Closed, cfg.Connections = true, 8
 	cfg.Policy = algorithms.Policy{Limit: 100, Window: time.Second}
-	run, _, err := bench.LiveExecutor(context.Background(), cfg, call.Target{Name: "http"}, srv)
+	run, _, err := live.RunExecutor(context.Background(), cfg, call.Target{Name: "http"}, srv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +212,7 @@ func TestExecutorInterrupt(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
 	start := time.Now()
-	run, _, err := bench.LiveExecutor(ctx, cfg, call.Target{Name: "http"}, srv)
+	run, _, err := live.RunExecutor(ctx, cfg, call.Target{Name: "http"}, srv)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v, want context.Canceled", err)
 	}

@@ -1,4 +1,4 @@
-package bench
+package workload_test
 
 import (
 	"slices"
@@ -31,11 +31,11 @@ func TestRouterShardsRouteAsTheWholeRun(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				defer closeStream(s)
-				r := newRouter(s, tc.replicas)
+				defer s.Close()
+				r := workload.NewRouter(s, tc.replicas)
 				var out []routed
 				for a, ok := s.Next(); ok; a, ok = s.Next() {
-					out = append(out, routed{a, r.next()})
+					out = append(out, routed{a, r.Next()})
 				}
 				return out
 			}

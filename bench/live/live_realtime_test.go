@@ -1,6 +1,6 @@
 //go:build !race
 
-package bench_test
+package live_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/backend"
 	"github.com/ratebench/ratebench/bench/call"
+	"github.com/ratebench/ratebench/bench/live"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
 )
@@ -24,11 +25,11 @@ import (
 // Every test here runs in real time, by nature: each is a short run (at
 // most about 2s) and only TestLiveStall sleeps on purpose.
 
-// live runs targets through bench.Live and checks what must hold on any
+// runLive runs targets through live.Run and checks what must hold on any
 // run: counts add up and every histogram counts each offered request once.
-func live(t *testing.T, cfg bench.LiveConfig, targets []call.Target) []result.Run {
+func runLive(t *testing.T, cfg live.Config, targets []call.Target) []result.Run {
 	t.Helper()
-	runs, err := bench.Live(context.Background(), cfg, targets)
+	runs, err := live.Run(context.Background(), cfg, targets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,8 +77,8 @@ func checkLiveRun(t *testing.T, r result.Run) {
 	}
 }
 
-func liveConfig(p algorithms.Policy, s workload.Source) bench.LiveConfig {
-	return bench.LiveConfig{Config: bench.Config{Policy: p, Workload: s}, Calibration: -1}
+func liveConfig(p algorithms.Policy, s workload.Source) live.Config {
+	return live.Config{Config: bench.Config{Policy: p, Workload: s}, Calibration: -1}
 }
 
 // stallOnce wraps a limiter: the first call at or after at holds the
@@ -112,7 +113,7 @@ func TestLiveStall(t *testing.T) {
 		g, err := algorithms.NewGCRA(p)
 		return &stallOnce{l: g, at: 300 * time.Millisecond, d: time.Second}, err
 	}}
-	r := live(t, cfg, []call.Target{target})[0]
+	r := runLive(t, cfg, []call.Target{target})[0]
 	lat, svc := r.Latency, r.Live.Service
 	t.Logf("latency p50 %v p99 %v max %v; service p50 %v p99 %v max %v; late %.1f%%",
 		time.Duration(lat.P50), time.Duration(lat.P99), time.Duration(lat.Max),
@@ -129,7 +130,7 @@ func TestLiveStall(t *testing.T) {
 	if r.Live.LatePct < 30 {
 		t.Errorf("late %.1f%%: the arrivals due during the stall started late", r.Live.LatePct)
 	}
-	if w := bench.Warnings([]result.Run{r}); len(w) != 1 || w[0].Kind != result.WarnLate {
+	if w := result.Warnings([]result.Run{r}); len(w) != 1 || w[0].Kind != result.WarnLate {
 		t.Errorf("warnings %+v: want the late sender", w)
 	}
 }
@@ -146,7 +147,7 @@ func TestLiveCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range live(t, cfg, targets) {
+	for _, r := range runLive(t, cfg, targets) {
 		t.Logf("%s: offered %d admitted %d rejected %d, latency p99 %v, disagreement %.2f%%, unserved %d",
 			r.Algorithm, r.Offered, r.Admitted, r.Rejected, time.Duration(r.Latency.P99), r.DisagreementPct, r.Live.Unserved)
 		if r.Offered < 500 || r.Live.Workers != 3 || r.KeyCount != 5 || r.DisagreementPct < 0 || r.Rejected == 0 && r.Algorithm != "uber" {
@@ -162,7 +163,7 @@ func TestLiveGCRATheory(t *testing.T) {
 	d := 2 * time.Second
 	cfg := liveConfig(p, &workload.Poisson{Rate: 20 * p.Rate(), Duration: d, Seed: 1, Keys: 1, Cost: 1})
 	targets, _ := backend.MemoryTargets([]string{"gcra"}, p, backend.Keys{N: 1}, 1)
-	r := live(t, cfg, targets)[0]
+	r := runLive(t, cfg, targets)[0]
 	theory := float64(p.Burst) + float64(p.Limit)*d.Seconds()/p.Window.Seconds()
 	got := float64(r.Admitted)
 	t.Logf("admitted %d of %d, theory %.0f (%.2f%% off); achieved %.0f/s of %.0f/s offered; latency p99 %v",
@@ -182,7 +183,7 @@ func TestLiveShaperWaits(t *testing.T) {
 	cfg := liveConfig(p, &workload.Constant{Rate: 300, Duration: 500 * time.Millisecond, Keys: 1, Cost: 1})
 	targets, _ := backend.MemoryTargets([]string{"leaky-queue"}, p, backend.Keys{N: 1}, 1)
 	start := time.Now()
-	r := live(t, cfg, targets)[0]
+	r := runLive(t, cfg, targets)[0]
 	q := r.Live.QueueDelay
 	if q == nil || q.Max < int64(150*time.Millisecond) {
 		t.Fatalf("queue delay %+v: want delays up to about 200ms", q)
@@ -209,12 +210,12 @@ func TestLiveDropsAtCap(t *testing.T) {
 		g, err := algorithms.NewGCRA(p)
 		return &stallOnce{l: g, at: 0, d: 100 * time.Millisecond}, err
 	}}
-	r := live(t, cfg, []call.Target{target})[0]
+	r := runLive(t, cfg, []call.Target{target})[0]
 	t.Logf("dropped %d of %d; latency p50 %v p99 %v; late %.1f%%; series %v", r.Live.Dropped, r.Live.Scheduled, time.Duration(r.Latency.P50), time.Duration(r.Latency.P99), r.Live.LatePct, r.Series.Admitted)
 	if r.Live.Dropped < 100 || r.Live.Dropped > 400 {
 		t.Errorf("dropped %d: want about the 200 arrivals due in the 100ms stall", r.Live.Dropped)
 	}
-	if w := bench.Warnings([]result.Run{r}); !slices.ContainsFunc(w, func(w result.Warning) bool { return w.Kind == result.WarnDropped && w.MaxInFlight == 10 }) {
+	if w := result.Warnings([]result.Run{r}); !slices.ContainsFunc(w, func(w result.Warning) bool { return w.Kind == result.WarnDropped && w.MaxInFlight == 10 }) {
 		t.Errorf("warnings %+v: want the drops at the cap of 10", w)
 	}
 }
@@ -223,12 +224,12 @@ func TestLiveDropsAtCap(t *testing.T) {
 // cut short and skips the rest; shaper waits are cut too.
 func TestLiveCancel(t *testing.T) {
 	p := algorithms.Policy{Limit: 100, Window: time.Second}
-	cfg := bench.LiveConfig{Config: bench.Config{Policy: p, Workload: &workload.Constant{Rate: 1000, Duration: time.Hour, Keys: 1, Cost: 1}}}
+	cfg := live.Config{Config: bench.Config{Policy: p, Workload: &workload.Constant{Rate: 1000, Duration: time.Hour, Keys: 1, Cost: 1}}}
 	targets, _ := backend.MemoryTargets([]string{"uber", "gcra"}, p, backend.Keys{N: 1}, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
 	start := time.Now()
-	runs, err := bench.Live(ctx, cfg, targets)
+	runs, err := live.Run(ctx, cfg, targets)
 	if el := time.Since(start); el > 300*time.Millisecond+time.Second {
 		t.Errorf("stopped %v after the cancel, want within 1s", el-300*time.Millisecond)
 	}
@@ -269,7 +270,7 @@ func TestLiveCancelStuck(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(400*time.Millisecond, cancel) // after the schedule, while the workers hang
 	start := time.Now()
-	runs, err := bench.Live(ctx, cfg, []call.Target{target})
+	runs, err := live.Run(ctx, cfg, []call.Target{target})
 	if el := time.Since(start); el > 400*time.Millisecond+time.Second {
 		t.Errorf("returned %v after the cancel, want within 1s", el-400*time.Millisecond)
 	}
@@ -289,7 +290,7 @@ func TestLiveCalibration(t *testing.T) {
 	cfg := liveConfig(p, &workload.Poisson{Rate: 2000, Duration: 300 * time.Millisecond, Seed: 2, Keys: 1, Cost: 1})
 	cfg.Calibration = 0
 	targets, _ := backend.MemoryTargets([]string{"gcra", "token-bucket"}, p, backend.Keys{N: 1}, 1)
-	runs := live(t, cfg, targets)
+	runs := runLive(t, cfg, targets)
 	c := runs[0].Live.Calibration
 	if c == nil || c.OverheadNS <= 0 || c.OverheadMeanNS <= 0 || c.Overhead == nil || c.OverheadNS < float64(c.Overhead.P50) ||
 		c.Latency == nil || c.DurationNS != int64(300*time.Millisecond) ||
@@ -303,11 +304,11 @@ func TestLiveCalibration(t *testing.T) {
 		c.OverheadNS, c.OverheadMeanNS, c.Overhead.P99, c.ClockReadNS, time.Duration(c.Latency.P50), time.Duration(c.Latency.P99))
 }
 
-// ExampleLive runs GCRA in real time, well under its limit: every arrival
+// ExampleRun runs GCRA in real time, well under its limit: every arrival
 // is admitted, and the counts do not depend on the machine.
-func ExampleLive() {
+func ExampleRun() {
 	p := algorithms.Policy{Limit: 1000, Window: time.Second}
-	cfg := bench.LiveConfig{
+	cfg := live.Config{
 		Config:      bench.Config{Policy: p, Workload: &workload.Constant{Rate: 100, Duration: 500 * time.Millisecond, Keys: 1, Cost: 1}},
 		Workers:     2,
 		Calibration: -1, // no no-op pass
@@ -316,7 +317,7 @@ func ExampleLive() {
 	if err != nil {
 		panic(err)
 	}
-	runs, err := bench.Live(context.Background(), cfg, targets)
+	runs, err := live.Run(context.Background(), cfg, targets)
 	if err != nil {
 		panic(err)
 	}
@@ -343,7 +344,7 @@ func TestLiveTrace(t *testing.T) {
 		}
 		targets = append(targets, call.Target{Name: name, Shaper: e.Shaper, New: func() (algorithms.Limiter, error) { return e.New(p) }})
 	}
-	runs := live(t, cfg, targets)
+	runs := runLive(t, cfg, targets)
 	i := 0
 	for _, run := range runs {
 		var admitted, served int64
@@ -395,11 +396,11 @@ func TestLiveStartAtPlansEveryPass(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := cfg
 			c.StartAt = time.Now().Add(tc.start)
-			runs := live(t, c, targets)
+			runs := runLive(t, c, targets)
 			if len(runs) != 2 {
 				t.Fatalf("%d runs, want 2", len(runs))
 			}
-			want := []time.Time{c.StartAt, c.StartAt.Add(bench.PassSlot(c, targets[0]))}
+			want := []time.Time{c.StartAt, c.StartAt.Add(live.PassSlot(c, targets[0]))}
 			for i, r := range runs {
 				if got := time.Unix(0, r.StartUnixNS); !got.Equal(want[i]) {
 					t.Errorf("pass %d (%s) starts at %v, want %v", i, r.Algorithm, got, want[i])
@@ -417,7 +418,7 @@ func TestLiveStartAtPlansEveryPass(t *testing.T) {
 			}
 		})
 	}
-	if s, q := bench.PassSlot(cfg, targets[0]), bench.PassSlot(cfg, targets[1]); s != 200*time.Millisecond+time.Second || q <= s {
+	if s, q := live.PassSlot(cfg, targets[0]), live.PassSlot(cfg, targets[1]); s != 200*time.Millisecond+time.Second || q <= s {
 		t.Errorf("slots: gcra %v (want the span and a second), leaky-queue %v (want more: its drain)", s, q)
 	}
 }
