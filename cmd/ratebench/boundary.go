@@ -7,7 +7,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/backend"
@@ -43,29 +42,25 @@ func (e *env) boundaryCommand() *command {
 			"ratebench boundary -algos fixed-window,sliding-log -limit 50 -window 500ms",
 		}, fs: flag.NewFlagSet("boundary", flag.ContinueOnError)}
 	var (
-		limit, burst int64
-		window       time.Duration
-		windows      int
-		algos, out   string
-		noReport     bool
-		backendFl    backendFlags
+		windows   int
+		algos     string
+		pol       = defaultPolicy
+		output    outputFlags
+		backendFl backendFlags
 	)
 	backendFl.register(c.fs)
-	c.fs.Int64Var(&limit, "limit", 100, "limit L per window")
-	durationVar(c.fs, &window, "window", time.Second, "window W")
-	c.fs.Int64Var(&burst, "burst", 0, "burst B (default: L)")
+	pol.register(c.fs, texts{"limit": "limit L per window"})
 	c.fs.IntVar(&windows, "windows", 10, "length of the run in windows")
 	c.fs.StringVar(&algos, "algos", "", "comma-separated algorithms, any case (default: every in-memory one)")
 	aliasVar(c.fs, "algo", "algos")
-	c.fs.StringVar(&out, "out", "", "output folder (default results/<timestamp>-boundary)")
-	c.fs.BoolVar(&noReport, "no-report", false, "write result.json only")
+	output.register(c.fs, texts{"out": "output folder (default results/<timestamp>-boundary)"})
 	c.run = func(ctx context.Context, args []string) error {
 		if len(args) > 0 {
 			return usagef("unexpected argument %q", args[0])
 		}
-		p, err := algorithms.Policy{Limit: limit, Window: window, Burst: burst}.Validate()
-		if err != nil || burst < 0 {
-			return usagef("invalid policy: limit %d, window %v, burst %d", limit, window, burst)
+		p, err := pol.policy()
+		if err != nil || pol.burst < 0 {
+			return usagef("invalid policy: limit %d, window %v, burst %d", pol.limit, pol.window, pol.burst)
 		}
 		if windows < 2 {
 			return usagef("-windows %d must be >= 2", windows)
@@ -95,7 +90,7 @@ func (e *env) boundaryCommand() *command {
 		if err != nil {
 			return err
 		}
-		o, err := prepareOut(out, "boundary", runFolder)
+		o, err := prepareOut(output.out, "boundary", runFolder)
 		if err != nil {
 			return err
 		}
@@ -106,7 +101,7 @@ func (e *env) boundaryCommand() *command {
 		}
 		defer closeFn()
 		cfg := bench.Config{Policy: p, Workload: src, Span: info.Span, Reference: backend.Reference(p, 1)}
-		res, err := e.execute(ctx, measured{eng: simEngine, cfg: cfg, targets: targets, out: o, noReport: noReport})
+		res, err := e.execute(ctx, measured{eng: simEngine, cfg: cfg, targets: targets, out: o, noReport: output.noReport})
 		if res != nil && err == nil {
 			e.explain(res)
 		}

@@ -23,8 +23,7 @@ type serveFlags struct {
 	backendFlags
 	addr, algo, trust, proxyHeader, key string
 	display                             string // the backend, password removed
-	limit, burst                        int64
-	window                              time.Duration
+	policy                              policyFlags
 	legacy                              bool
 	timeouts                            serve.Timeouts // no flag sets them; tests shorten them
 	maxKeys                             int
@@ -41,9 +40,8 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "listen on HOST:PORT (port 0: any free port; the log's first line names it)")
 	fs.StringVar(&f.algo, "algo", "gcra", "algorithm limiting each key, any case (see ratebench list)")
 	aliasVar(fs, "algos", "algo")
-	fs.Int64Var(&f.limit, "limit", 100, "limit L: requests per window, per key")
-	durationVar(fs, &f.window, "window", time.Second, "window W")
-	fs.Int64Var(&f.burst, "burst", 0, "burst B (default: L)")
+	f.policy = defaultPolicy
+	f.policy.register(fs, texts{"limit": "limit L: requests per window, per key"})
 	f.backendFlags.register(fs)
 	fs.StringVar(&f.backendFlags.prefix, "prefix", "ratebench:serve", "Redis key prefix or SQLite scope of the quota: servers with the same one share it")
 	fs.StringVar(&f.trust, "trust-proxy", "", "comma-separated CIDRs (or addresses) of reverse proxies whose forwarding header is believed")
@@ -70,12 +68,12 @@ func (f *serveFlags) middleware() (*httplimit.Middleware, func() error, error) {
 	if _, err := net.LookupPort("tcp", port); err != nil {
 		return nil, nil, usagef("-addr %q: port %q is not a number from 0 to 65535 or a service name", f.addr, port)
 	}
-	if f.burst < 0 {
-		return nil, nil, usagef("-burst %d must be >= 1", f.burst)
+	if f.policy.burst < 0 {
+		return nil, nil, usagef("-burst %d must be >= 1", f.policy.burst)
 	}
-	p, err := algorithms.Policy{Limit: f.limit, Window: f.window, Burst: f.burst}.Validate()
+	p, err := f.policy.policy()
 	if err != nil {
-		return nil, nil, usagef("%v", err)
+		return nil, nil, err
 	}
 	trusted, err := parsePrefixes(f.trust)
 	if err != nil {
@@ -267,7 +265,7 @@ func (e *env) serve(ctx context.Context, ln net.Listener, mw *httplimit.Middlewa
 	if f.keyed != nil {
 		table = fmt.Sprintf(", at most %d keys, %s when full", f.maxKeys, f.onFull)
 	}
-	fmt.Fprintf(e.stderr, "listening on http://%s (%s on %s, limit %d per %v per key%s)\n", ln.Addr(), f.algo, f.display, f.limit, f.window, table)
+	fmt.Fprintf(e.stderr, "listening on http://%s (%s on %s, limit %d per %v per key%s)\n", ln.Addr(), f.algo, f.display, f.policy.limit, f.policy.window, table)
 	err := serve.Run(ctx, ln, mw, f.timeouts, e.stderr)
 	s := mw.Stats()
 	lossy := ""
