@@ -335,14 +335,3 @@ func hostOf(rawURL string) string {
 	}
 	return strings.TrimSuffix(u.Host, ":")
 }
-
-// cmpOr is the first of its arguments that is not empty.
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
-// validHeaderName reports whether s may be a header field name.
-func validHeaderName(s string) bool { return httpexec.ValidHeaderName(s) }

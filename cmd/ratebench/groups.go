@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"net/http"
 	"net/netip"
@@ -208,6 +209,6 @@ func (f *clientFlags) newClient(hc httpexec.Config) (*httpexec.Client, error) {
 
 // stamp records in h how the requests were sent: by c, to the URL.
 func (f *clientFlags) stamp(h *result.HTTPStats, c *httpexec.Client) {
-	h.URL, h.Method, h.Client, h.KeyHeader = f.url, cmpOr(f.method, http.MethodGet), c.Name(), f.keyHeader
+	h.URL, h.Method, h.Client, h.KeyHeader = f.url, cmp.Or(f.method, http.MethodGet), c.Name(), f.keyHeader
 	h.SourceAddrs = c.Sources()
 }

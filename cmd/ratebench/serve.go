@@ -1,13 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"net"
-	"net/netip"
-	"strings"
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
@@ -75,13 +74,13 @@ func (f *serveFlags) middleware() (*httplimit.Middleware, func() error, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	trusted, err := parsePrefixes(f.trust)
+	trusted, err := httplimit.ParseTrustedProxies(f.trust)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, usagef("-trust-proxy %v", err)
 	}
-	keyFn, err := parseKey(f.key)
+	keyFn, err := httplimit.ParseKey(f.key)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, usagef("-key %v", err)
 	}
 	lim, closeFn, err := f.limiter(p)
 	if err != nil {
@@ -130,7 +129,7 @@ func (f *serveFlags) limiter(p algorithms.Policy) (algorithms.Limiter, func() er
 		return l, func() error { return nil }, nil
 	}
 	for _, name := range []string{"max-keys", "on-full"} {
-		if f.given(name) {
+		if isSet(f.fs, name) {
 			return nil, nil, usagef("-%s bounds the in-memory key table: -backend %s keeps its keys itself", name, b.Display)
 		}
 	}
@@ -165,64 +164,16 @@ func (f *serveFlags) keyTable() (keyed.Options, error) {
 	if f.maxKeys < 1 {
 		return keyed.Options{}, usagef("-max-keys %d must be >= 1", f.maxKeys)
 	}
-	opts := keyed.Options{MaxKeys: f.maxKeys}
-	switch f.onFull {
-	case keyed.Reject.String():
-		opts.OnFull = keyed.Reject
-	case keyed.EvictLossy.String():
-		opts.OnFull = keyed.EvictLossy
-	default:
-		return keyed.Options{}, usagef("-on-full %q: want %v or %v", f.onFull, keyed.Reject, keyed.EvictLossy)
+	onFull, err := keyed.ParseOnFull(f.onFull)
+	if err != nil {
+		return keyed.Options{}, usagef("-on-full %v", err)
 	}
-	return opts, nil
-}
-
-// given reports whether the flag name was on the command line.
-func (f *serveFlags) given(name string) bool {
-	set := false
-	if f.fs != nil {
-		f.fs.Visit(func(fl *flag.Flag) { set = set || fl.Name == name })
-	}
-	return set
+	return keyed.Options{MaxKeys: f.maxKeys, OnFull: onFull}, nil
 }
 
 // serveBackendWorkers sizes the Redis pool for concurrent requests, which
 // then share pipelines.
 const serveBackendWorkers = 64
-
-// parsePrefixes parses "CIDR,CIDR,...": a bare address is a prefix of
-// itself alone.
-func parsePrefixes(s string) ([]netip.Prefix, error) {
-	var out []netip.Prefix
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		if p, err := netip.ParsePrefix(part); err == nil {
-			out = append(out, p)
-			continue
-		}
-		a, err := netip.ParseAddr(part)
-		if err != nil {
-			return nil, usagef("-trust-proxy %q: not a CIDR (e.g. 10.0.0.0/8) or an address", part)
-		}
-		out = append(out, netip.PrefixFrom(a, a.BitLen()))
-	}
-	return out, nil
-}
-
-// parseKey parses -key: "" for the client IP, or "header:NAME".
-func parseKey(s string) (httplimit.KeyFunc, error) {
-	if s == "" {
-		return nil, nil
-	}
-	name, ok := strings.CutPrefix(s, "header:")
-	if !ok || !validHeaderName(name) {
-		return nil, usagef("-key %q: want header:NAME, e.g. header:X-API-Key", s)
-	}
-	return httplimit.KeyHeader(name), nil
-}
 
 func (e *env) serveCommand() *command {
 	c := &command{name: "serve", summary: "serve a demo endpoint behind the rate-limit middleware, logging admitted and rejected per second",
@@ -242,7 +193,7 @@ func (e *env) serveCommand() *command {
 		if err != nil {
 			return err
 		}
-		f.algo = cmpOr(algo, "gcra")
+		f.algo = cmp.Or(algo, "gcra")
 		mw, closeFn, err := f.middleware()
 		if err != nil {
 			return err
