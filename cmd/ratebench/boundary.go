@@ -10,6 +10,7 @@ import (
 	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/backend"
+	"github.com/ratebench/ratebench/bench/engine"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/report"
 	"github.com/ratebench/ratebench/workload"
@@ -101,7 +102,7 @@ func (e *env) boundaryCommand() *command {
 		}
 		defer closeFn()
 		cfg := bench.Config{Policy: p, Workload: src, Span: info.Span, Reference: backend.Reference(p, 1)}
-		res, err := e.execute(ctx, measured{eng: simEngine, cfg: cfg, targets: targets, out: o, noReport: output.noReport})
+		res, err := e.execute(ctx, measured{eng: engine.Sim, cfg: cfg, targets: targets, out: o, noReport: output.noReport})
 		if res != nil && err == nil {
 			e.explain(res)
 		}

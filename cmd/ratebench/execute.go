@@ -10,6 +10,7 @@ import (
 
 	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/call"
+	"github.com/ratebench/ratebench/bench/engine"
 	"github.com/ratebench/ratebench/bench/fit"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/report"
@@ -20,7 +21,7 @@ import (
 // measured is one run to make, checked and ready: the engine, its config
 // and targets, and the output folder.
 type measured struct {
-	eng      engine
+	eng      engine.Engine
 	cfg      bench.Config
 	targets  []call.Target
 	out      *outDir
@@ -139,17 +140,15 @@ func (e *env) warn(warnings []string) {
 // or, failing that, an exitStatus of 1 when a check failed.
 func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
 	e.warn(m.warnings)
-	if m.eng.wall != nil {
-		if d := m.eng.wall(m.cfg, m.targets); d > m.cfg.Span+time.Second {
-			fmt.Fprintf(e.stderr, "this run takes about %v of wall time: each algorithm runs for the whole %v, one after the other, then the harness calibrates\n",
-				d.Round(time.Second), m.cfg.Span)
-		}
+	if d := m.eng.WallTime(m.cfg, m.targets); d > m.cfg.Span+time.Second {
+		fmt.Fprintf(e.stderr, "this run takes about %v of wall time: each algorithm runs for the whole %v, one after the other, then the harness calibrates\n",
+			d.Round(time.Second), m.cfg.Span)
 	}
-	meta := result.NewMeta(m.eng.mode, m.seed, e.args)
+	meta := result.NewMeta(m.eng.Mode(), m.seed, e.args)
 	meta.Shard = m.shard.meta()
 	passes := len(m.targets)
 	var wait func(context.Context) bool
-	if m.eng.mode == "live" {
+	if m.eng.Mode() == "live" {
 		passes++ // the calibration, after the algorithms
 		wait = m.shard.wait
 	}
@@ -158,7 +157,7 @@ func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
 		run: func(ctx context.Context, tr call.Tracer, p bench.Progress) (*result.Result, error) {
 			cfg := m.cfg
 			cfg.Trace, cfg.Progress = tr, p
-			runs, err := m.eng.run(ctx, cfg, m.targets)
+			runs, err := m.eng.Run(ctx, cfg, m.targets)
 			if err != nil && !errors.Is(err, context.Canceled) {
 				return nil, err
 			}

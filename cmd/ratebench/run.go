@@ -13,8 +13,7 @@ import (
 	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/backend"
-	"github.com/ratebench/ratebench/bench/call"
-	"github.com/ratebench/ratebench/bench/result"
+	"github.com/ratebench/ratebench/bench/engine"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -351,35 +350,11 @@ func (e *env) runCommand() *command {
 	return c
 }
 
-// engine is how execute runs the targets: the sim or the live engine.
-type engine struct {
-	mode string
-	run  func(context.Context, bench.Config, []call.Target) ([]result.Run, error)
-	// wall, when set, is how long a live run is expected to take.
-	wall func(bench.Config, []call.Target) time.Duration
-}
-
-// simEngine is the engine of sim mode.
-var simEngine = engine{mode: "sim", run: bench.Simulate}
-
 // engine is the run's engine; a live run's first pass starts at start
 // when it is not zero, and every later pass in its slot after it.
-func (f *runFlags) engine(start time.Time) engine {
+func (f *runFlags) engine(start time.Time) engine.Engine {
 	if f.mode != "live" {
-		return simEngine
+		return engine.Sim
 	}
-	cfg := bench.LiveConfig{Workers: f.workers, MaxInFlight: f.maxInFlight, StartAt: start}
-	return engine{
-		mode: "live",
-		run: func(ctx context.Context, c bench.Config, targets []call.Target) ([]result.Run, error) {
-			lc := cfg
-			lc.Config = c
-			return bench.Live(ctx, lc, targets)
-		},
-		wall: func(c bench.Config, targets []call.Target) time.Duration {
-			lc := cfg
-			lc.Config = c
-			return bench.LiveWallTime(lc, targets)
-		},
-	}
+	return engine.Live(f.workers, f.maxInFlight, start)
 }
