@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 
 	"github.com/ratebench/ratebench/bench/backend"
-	"github.com/ratebench/ratebench/bench/engine"
 	"github.com/ratebench/ratebench/bench/check"
+	"github.com/ratebench/ratebench/bench/engine"
 	"github.com/ratebench/ratebench/bench/scenario"
 	"github.com/ratebench/ratebench/report"
 )
