@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/ratebench/ratebench/bench"
@@ -168,7 +167,7 @@ func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
 		summary: func(res *result.Result) { summary.Live(e.stdout, res.Runs) },
 		outcome: func(res *result.Result, _ error) error {
 			failed := e.checkOutcome(res)
-			if err := mostFailed(res.Runs); err != nil {
+			if err := result.MostFailed(res.Runs); err != nil {
 				return err
 			}
 			return failed
@@ -210,21 +209,4 @@ func (e *env) writeReport(dir string, res *result.Result) error {
 	}
 	fmt.Fprintf(e.stdout, "report:  %s\n", filepath.Join(dir, report.HTMLFile))
 	return nil
-}
-
-// mostFailed returns an error naming the runs of which more than half the
-// decisions were limiter errors (a backend down or broken), with the
-// first error's text: the figures then describe the failure policy, not
-// the limiter.
-func mostFailed(runs []result.Run) error {
-	var bad []string
-	for _, r := range runs {
-		if r.Offered > 0 && 2*r.Errors > r.Offered {
-			bad = append(bad, fmt.Sprintf("%s: %d of %d decisions failed (%s)", r.Label(), r.Errors, r.Offered, r.FirstError))
-		}
-	}
-	if len(bad) == 0 {
-		return nil
-	}
-	return errors.New("most decisions failed, so the results measure the failure policy, not the limiter: " + strings.Join(bad, "; "))
 }
