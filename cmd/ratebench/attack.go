@@ -259,14 +259,11 @@ func (e *env) attackCommand() *command {
 			"ratebench attack -url http://127.0.0.1:8080/ -workload boundary -limit 100 -window 1s",
 			"ratebench attack -url http://127.0.0.1:8080/ -check 'rejected_pct>=20, p99<50ms'   # exit 1 when one fails",
 		},
-		notes: checkHelp(),
-		fs:    flag.NewFlagSet("attack", flag.ContinueOnError)}
+		notes:  checkHelp(),
+		noArgs: true, fs: flag.NewFlagSet("attack", flag.ContinueOnError)}
 	var f attackFlags
 	f.register(c.fs)
 	c.run = func(ctx context.Context, args []string) error {
-		if len(args) > 0 {
-			return usagef("unexpected argument %q", args[0])
-		}
 		f.connsSet = isSet(c.fs, "connections")
 		f.wl.given(c.fs)
 		a, err := f.plan(ctx)

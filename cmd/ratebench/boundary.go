@@ -21,7 +21,7 @@ func (e *env) boundaryCommand() *command {
 		examples: []string{
 			"ratebench boundary                                 # fixed-window lets 2x its limit through at the edge",
 			"ratebench boundary -algos fixed-window,sliding-log -limit 50 -window 500ms",
-		}, fs: flag.NewFlagSet("boundary", flag.ContinueOnError)}
+		}, noArgs: true, fs: flag.NewFlagSet("boundary", flag.ContinueOnError)}
 	var (
 		windows   int
 		algos     string
@@ -36,9 +36,6 @@ func (e *env) boundaryCommand() *command {
 	aliasVar(c.fs, "algo", "algos")
 	output.register(c.fs, texts{"out": "output folder (default results/<timestamp>-boundary)"})
 	c.run = func(ctx context.Context, args []string) error {
-		if len(args) > 0 {
-			return usagef("unexpected argument %q", args[0])
-		}
 		p, err := pol.policy()
 		if err != nil || pol.burst < 0 {
 			return usagef("invalid policy: limit %d, window %v, burst %d", pol.limit, pol.window, pol.burst)

@@ -63,13 +63,10 @@ func (e *env) probeCommand() *command {
 			"ratebench probe -url http://127.0.0.1:8080/ -source-addrs 127.0.0.1-127.0.0.4   # per client address or for all?",
 			"ratebench probe -url http://127.0.0.1:8080/ -expect 'gcra 100/1s burst 20'      # exit 1 if it drifted, 3 if it cannot tell",
 		},
-		fs: flag.NewFlagSet("probe", flag.ContinueOnError)}
+		noArgs: true, fs: flag.NewFlagSet("probe", flag.ContinueOnError)}
 	var f probeFlags
 	f.register(c.fs)
 	c.run = func(ctx context.Context, args []string) error {
-		if len(args) > 0 {
-			return usagef("unexpected argument %q", args[0])
-		}
 		f.rejectSet = isSet(c.fs, "reject-status")
 		cfg, err := f.config()
 		if err != nil {

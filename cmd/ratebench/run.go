@@ -309,13 +309,10 @@ func (e *env) runCommand() *command {
 			"ratebench run -scenario default                                   # every algorithm, four workloads (make run)",
 			"ratebench run -algos gcra -mode live -backend redis://127.0.0.1:6379 -check 'p99<2ms'",
 		},
-		notes: checkHelp(), fs: flag.NewFlagSet("run", flag.ContinueOnError)}
+		notes: checkHelp(), noArgs: true, fs: flag.NewFlagSet("run", flag.ContinueOnError)}
 	var f runFlags
 	f.register(c.fs)
 	c.run = func(ctx context.Context, args []string) error {
-		if len(args) > 0 {
-			return usagef("unexpected argument %q", args[0])
-		}
 		f.wl.given(c.fs)
 		if err := f.canonical(); err != nil {
 			return err

@@ -181,13 +181,10 @@ func (e *env) serveCommand() *command {
 			"ratebench serve -algo gcra -limit 100 -window 1s -addr 127.0.0.1:8080",
 			"ratebench serve -algo fixed-window -backend redis://127.0.0.1:6379   # replicas sharing one quota",
 		},
-		fs: flag.NewFlagSet("serve", flag.ContinueOnError)}
+		noArgs: true, fs: flag.NewFlagSet("serve", flag.ContinueOnError)}
 	var f serveFlags
 	f.register(c.fs)
 	c.run = func(ctx context.Context, args []string) error {
-		if len(args) > 0 {
-			return usagef("unexpected argument %q", args[0])
-		}
 		f.wrap = e.wrapLimiter
 		algo, err := oneAlgo(f.algo)
 		if err != nil {
