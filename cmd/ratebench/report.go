@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/bench/fit"
@@ -84,16 +83,12 @@ func tracePolicy(dir string, pf traceFlags) (algorithms.Policy, string, error) {
 		p, err := pf.policy()
 		return p, "flags", err
 	}
-	f, err := fit.ReadResult(dir)
+	p, ok, err := tracefile.FitPolicy(dir)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return algorithms.Policy{}, "", usagef("%s", strings.ReplaceAll(err.Error(), "\n", " "))
-	case f.Best.Limit > 0 && f.Best.WindowNS > 0:
-		p, err := algorithms.Policy{Limit: f.Best.Limit, Window: time.Duration(f.Best.WindowNS), Burst: f.Best.Burst}.Validate()
-		if err == nil {
-			return p, "fit", nil
-		}
+		return p, "", usagef("%s", strings.ReplaceAll(err.Error(), "\n", " "))
+	case ok:
+		return p, "fit", nil
 	}
 	return algorithms.Policy{}, "", usagef("%s has no result.json, and no policy to measure its %s against (no -limit/-window, no usable %s): give -limit N -window D, the policy it was made under",
 		dir, tracefile.Name, fit.File)
