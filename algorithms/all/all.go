@@ -116,6 +116,18 @@ func Names() []string {
 	return names
 }
 
+// InMemoryNames returns the names of the entries that are not peers:
+// ratebench's own algorithms.
+func InMemoryNames() []string {
+	var names []string
+	for _, e := range Entries() {
+		if !e.Peer {
+			names = append(names, e.Name)
+		}
+	}
+	return names
+}
+
 // Lookup returns the entry called name, in any case, or an error listing
 // the names.
 func Lookup(name string) (Entry, error) {

@@ -3,6 +3,7 @@ package all_test
 import (
 	"errors"
 	"math/big"
+	"slices"
 	"testing"
 	"time"
 
@@ -148,5 +149,19 @@ func TestHAProxyReqRateTheory(t *testing.T) {
 		if got := e.Theory(tc.p); got != tc.want {
 			t.Errorf("%s: theory %d, want %d", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestInMemoryNames: every entry but the peers, in the list's order.
+func TestInMemoryNames(t *testing.T) {
+	got := all.InMemoryNames()
+	var want []string
+	for _, e := range all.Entries() {
+		if !e.Peer {
+			want = append(want, e.Name)
+		}
+	}
+	if !slices.Equal(got, want) || slices.Contains(got, "x-rate") || !slices.Contains(got, "gcra") {
+		t.Fatalf("InMemoryNames() = %v, want %v, without the peers", got, want)
 	}
 }

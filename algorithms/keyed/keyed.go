@@ -107,6 +107,16 @@ func (o OnFull) String() string {
 	return fmt.Sprintf("OnFull(%d)", int(o))
 }
 
+// ParseOnFull is the OnFull that String names: "reject" or "evict-lossy".
+func ParseOnFull(s string) (OnFull, error) {
+	for _, o := range []OnFull{Reject, EvictLossy} {
+		if s == o.String() {
+			return o, nil
+		}
+	}
+	return Reject, fmt.Errorf("%q: want %v or %v", s, Reject, EvictLossy)
+}
+
 // Options bound and tune a keyed Limiter. The zero value gives the defaults.
 type Options struct {
 	// MaxKeys bounds the number of keys held at once; 0 means 1<<20. It is

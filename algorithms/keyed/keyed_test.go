@@ -860,3 +860,22 @@ func TestMatchesOneLimiterPerKey(t *testing.T) {
 		})
 	}
 }
+
+func TestParseOnFull(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    keyed.OnFull
+		wantErr bool
+	}{
+		{in: "reject", want: keyed.Reject},
+		{in: "evict-lossy", want: keyed.EvictLossy},
+		{in: "Reject", wantErr: true},
+		{in: "", wantErr: true},
+	}
+	for _, tc := range tests {
+		got, err := keyed.ParseOnFull(tc.in)
+		if (err != nil) != tc.wantErr || err == nil && got != tc.want {
+			t.Errorf("ParseOnFull(%q) = %v, %v; want %v (error %v)", tc.in, got, err, tc.want, tc.wantErr)
+		}
+	}
+}

@@ -161,3 +161,37 @@ func ExampleParse() {
 	// "burst_ratio" on "gcra": burst_ratio <= 1.05
 	// "p99" on "": p99 < 2e+06
 }
+
+// TestLines: the failures come first, each side in its own order.
+func TestLines(t *testing.T) {
+	tests := []struct {
+		name   string
+		checks []result.Check
+		want   []string // each line's prefix
+	}{
+		{name: "none", checks: nil, want: []string{}},
+		{name: "all pass", checks: []result.Check{
+			{Run: "a", Metric: "admitted", Op: ">=", Threshold: 1, Value: 2, Pass: true},
+			{Run: "b", Metric: "admitted", Op: ">=", Threshold: 1, Value: 2, Pass: true},
+		}, want: []string{"check PASS a.", "check PASS b."}},
+		{name: "failures first", checks: []result.Check{
+			{Run: "a", Metric: "admitted", Op: ">=", Threshold: 1, Value: 2, Pass: true},
+			{Run: "b", Metric: "admitted", Op: ">=", Threshold: 5, Value: 2},
+			{Run: "c", Metric: "admitted", Op: ">=", Threshold: 1, Value: 2, Pass: true},
+			{Run: "d", Metric: "admitted", Op: ">=", Threshold: 5, Value: 2},
+		}, want: []string{"check FAIL b.", "check FAIL d.", "check PASS a.", "check PASS c."}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Lines(tc.checks)
+			if len(got) != len(tc.want) {
+				t.Fatalf("%d lines, want %d: %q", len(got), len(tc.want), got)
+			}
+			for i, w := range tc.want {
+				if !strings.HasPrefix(got[i], w) {
+					t.Errorf("line %d %q, want it to start %q", i, got[i], w)
+				}
+			}
+		})
+	}
+}

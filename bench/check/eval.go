@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ratebench/ratebench/bench/result"
@@ -87,4 +88,23 @@ func Line(c result.Check) string {
 		verdict = "FAIL"
 	}
 	return fmt.Sprintf("check %s %s.%s%s%s: %s", verdict, c.Run, c.Metric, c.Op, Format(c.Metric, c.Threshold), Format(c.Metric, c.Value))
+}
+
+// Lines are checks' Lines, the failures first, each side in its order.
+func Lines(checks []result.Check) []string {
+	sorted := slices.Clone(checks)
+	slices.SortStableFunc(sorted, func(a, b result.Check) int {
+		switch {
+		case a.Pass == b.Pass:
+			return 0
+		case !a.Pass:
+			return -1
+		}
+		return 1
+	})
+	out := make([]string, len(sorted))
+	for i, c := range sorted {
+		out[i] = Line(c)
+	}
+	return out
 }

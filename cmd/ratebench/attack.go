@@ -6,13 +6,11 @@ import (
 	"flag"
 	"math"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"os"
 	"runtime"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/algorithms/all"
@@ -44,22 +42,17 @@ func (f *headerFlags) Set(s string) error {
 
 // attackFlags are the flags of `ratebench attack`.
 type attackFlags struct {
-	url, method, body, workload, keyHeader, out, algo, client string
-	rejectStatus, sourceAddrs                                 string
-	sources                                                   []netip.Addr // -source-addrs, parsed by check
-	header                                                    headerFlags
-	rate, rateEnd, zipfS                                      float64
-	duration, timeout, window, burstEvery, on, off            time.Duration
-	keys, maxInFlight, conns, burstSize, cpus, maxKeys        int
-	limit, burst                                              int64
-	maxArrivals                                               float64
-	seed                                                      uint64
-	honor, noReport, insecure, connsSet, durationSet, noTrace bool
-	keysSet, rateSet                                          bool
-	phase                                                     phaseFlags
-	shard                                                     shardFlags
-	checks                                                    checksFlag
-	progress                                                  progressFlag
+	body, algo               string
+	cpus, maxInFlight        int
+	honor, connsSet, noTrace bool
+	policy                   policyFlags
+	wl                       workloadFlags
+	bounds                   boundsFlags
+	http                     clientFlags
+	output                   outputFlags
+	shard                    shardFlags
+	checks                   checksFlag
+	progress                 progressFlag
 }
 
 // Defaults of attack's flags.
@@ -69,126 +62,113 @@ const (
 )
 
 func (f *attackFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.url, "url", "", "the http:// or https:// URL every request goes to (required)")
-	fs.StringVar(&f.method, "method", http.MethodGet, "request method")
-	fs.Var(&f.header, "header", "a request header, \"Name: value\" (repeatable)")
+	f.http.conns = httpexec.DefaultConnections
+	f.http.register(fs, texts{
+		"header":        "a request header, \"Name: value\" (repeatable)",
+		"key-header":    "the header that carries each request's key, e.g. X-API-Key (the server limits by it)",
+		"connections":   "most connections, opened as the load needs them; with -source-addrs, in all, split evenly across the addresses (at least one each)",
+		"reject-status": "comma-separated statuses that mean rejected by the limiter, e.g. 429,503; other non-2xx statuses are errors",
+		"client":        "HTTP client: fasthttp (HTTP/1.1, http only; the default for http) or net/http (the default for https; HTTP/2)",
+		"source-addrs": "local addresses the requests leave from, so that a server limiting by client IP sees several clients: " +
+			"a range 127.0.0.2-127.0.0.9 (or 127.0.0.2-9), a list 127.0.0.2,127.0.0.3,::1, or both; key kN always leaves from address N mod their number " +
+			"(another key: by its hash), each address with connections of its own; all must be bound, and reach the server, before the attack starts",
+	})
 	fs.StringVar(&f.body, "body", "", "a file whose content is sent as every request's body")
-	fs.StringVar(&f.workload, "workload", "constant", "arrivals: "+strings.Join(workload.Names(), ", ")+" (replay:FILE)")
-	fs.Float64Var(&f.rate, "rate", 100, "requests per second; 0: as fast as -connections connections go, each sending when answered (closed loop, like wrk)")
-	fs.Float64Var(&f.rateEnd, "rate-end", 0, "ramp: final rate (default: 3x -rate)")
-	fs.Float64Var(&f.zipfS, "zipf-s", 0, "zipf: exponent s > 1 (default 1.1)")
-	durationVar(fs, &f.duration, "duration", 10*time.Second, "length of the attack (replay: the whole trace unless given)")
-	fs.IntVar(&f.keys, "keys", 1, "distinct keys (k0, k1, ...), sent in -key-header; with -source-addrs and no -keys, one per address")
-	fs.IntVar(&f.maxKeys, "max-keys", defaultMaxKeys, "most distinct keys an attack may send (-keys, or a trace's keys): each is measured on its own")
-	fs.Float64Var(&f.maxArrivals, "max-arrivals", defaultMaxArrivals, "refuse an attack whose workload expects more requests than this")
-	fs.StringVar(&f.keyHeader, "key-header", "", "the header that carries each request's key, e.g. X-API-Key (the server limits by it)")
+	f.wl = workloadFlags{name: "constant", rate: 100}
+	f.wl.register(fs, texts{
+		"workload": "arrivals: " + strings.Join(workload.Names(), ", ") + " (replay:FILE)",
+		"rate":     "requests per second; 0: as fast as -connections connections go, each sending when answered (closed loop, like wrk)",
+		"rate-end": "ramp: final rate (default: 3x -rate)",
+		"duration": "length of the attack (replay: the whole trace unless given)",
+		"keys":     "distinct keys (k0, k1, ...), sent in -key-header; with -source-addrs and no -keys, one per address",
+	})
+	f.bounds = defaultBounds
+	f.bounds.register(fs, texts{
+		"max-keys":     "most distinct keys an attack may send (-keys, or a trace's keys): each is measured on its own",
+		"max-arrivals": "refuse an attack whose workload expects more requests than this",
+	})
 	fs.IntVar(&f.maxInFlight, "max-inflight", defaultAttackInFlight, "requests sent or waiting for a connection, and not answered, above which arrivals are dropped and counted")
-	fs.IntVar(&f.conns, "connections", httpexec.DefaultConnections, "most connections, opened as the load needs them; with -source-addrs, in all, split evenly across the addresses (at least one each)")
-	durationVar(fs, &f.timeout, "timeout", httpexec.DefaultTimeout, "bound on each request, connection included")
 	fs.BoolVar(&f.honor, "honor-retry-after", false, "after a 429 with Retry-After, hold back that key's arrivals until then (counted as held back)")
-	fs.Int64Var(&f.limit, "limit", 0, "the server's limit L, for the report (default: from its RateLimit-Policy header)")
-	durationVar(fs, &f.window, "window", 0, "the server's window W (default: from its RateLimit-Policy header)")
-	fs.Int64Var(&f.burst, "burst", 0, "the server's burst B (default: L)")
+	f.policy.register(fs, texts{
+		"limit":  "the server's limit L, for the report (default: from its RateLimit-Policy header)",
+		"window": "the server's window W (default: from its RateLimit-Policy header)",
+		"burst":  "the server's burst B (default: L)",
+	})
 	fs.StringVar(&f.algo, "algo", "", "the server's algorithm, any case, for the theory in the report (default: unknown)")
 	aliasVar(fs, "algos", "algo")
-	fs.StringVar(&f.rejectStatus, "reject-status", "429", "comma-separated statuses that mean rejected by the limiter, e.g. 429,503; other non-2xx statuses are errors")
-	fs.StringVar(&f.client, "client", "", "HTTP client: fasthttp (HTTP/1.1, http only; the default for http) or net/http (the default for https; HTTP/2)")
-	fs.BoolVar(&f.insecure, "insecure", false, "do not verify the server's TLS certificate")
-	fs.StringVar(&f.sourceAddrs, "source-addrs", "", "local addresses the requests leave from, so that a server limiting by client IP sees several clients: "+
-		"a range 127.0.0.2-127.0.0.9 (or 127.0.0.2-9), a list 127.0.0.2,127.0.0.3,::1, or both; key kN always leaves from address N mod their number "+
-		"(another key: by its hash), each address with connections of its own; all must be bound, and reach the server, before the attack starts")
-	f.phase.register(fs)
 	f.shard.register(fs)
 	f.checks.register(fs)
 	f.progress.register(fs)
 	fs.IntVar(&f.cpus, "cpus", 0, "CPUs the attack uses (GOMAXPROCS; default: all)")
-	fs.Uint64Var(&f.seed, "seed", 1, "workload seed")
-	fs.StringVar(&f.out, "out", "", "output folder: new, empty, or an earlier result's, whose outputs are replaced (default results/<timestamp>-attack)")
-	fs.BoolVar(&f.noReport, "no-report", false, "write result.json only")
+	f.output.register(fs, texts{"out": "output folder: new, empty, or an earlier result's, whose outputs are replaced (default results/<timestamp>-attack)"})
 	fs.BoolVar(&f.noTrace, "no-trace", false, "do not write requests.csv (one row per request, in send order)")
-	fs.IntVar(&f.burstSize, "burst-size", 0, "burst workload: arrivals per burst")
-	durationVar(fs, &f.burstEvery, "burst-every", 0, "burst workload: time between bursts")
-	durationVar(fs, &f.on, "on", 0, "burst workload: on period (with -off)")
-	durationVar(fs, &f.off, "off", 0, "burst workload: off period")
 }
 
 // attack is one attack, checked: the client and the engine's config.
 type attack struct {
-	client                       *httpexec.Client
-	reject                       []int
-	cfg                          live.Config
-	target                       call.Target
-	url, method, keyHeader, algo string
-	shard                        shardRun
-	warnings                     []string // said before the attack starts
-	checks                       checksFlag
-	progress                     string // -progress
+	client   *httpexec.Client
+	reject   []int
+	cfg      live.Config
+	target   call.Target
+	http     clientFlags // how the requests are sent, for the result
+	algo     string
+	shard    shardRun
+	warnings []string // said before the attack starts
+	checks   checksFlag
+	progress string // -progress
 }
 
-// check checks the flags, parses -source-addrs into f.sources and, with
-// them and no -keys, makes -keys one per address; every error is a usage
-// error.
+// check checks the flags, parses -source-addrs and, with them and no
+// -keys, makes -keys one per address; every error is a usage error.
 func (f *attackFlags) check() error {
 	var err error
 	if f.algo, err = oneAlgo(f.algo); err != nil {
 		return err
 	}
-	if f.workload, err = workloadName(f.workload); err != nil {
+	if f.wl.name, err = workloadName(f.wl.name); err != nil {
 		return err
 	}
-	replay := strings.HasPrefix(f.workload, "replay:")
-	f.sources = nil
-	if f.sourceAddrs != "" {
-		addrs, err := httpexec.ParseSourceAddrs(f.sourceAddrs)
-		if err != nil {
-			return usagef("-source-addrs: %s", strings.TrimPrefix(err.Error(), httpexec.ErrBadRequest.Error()+": "))
-		}
-		f.sources = addrs
-		if !f.keysSet && !replay {
-			f.keys = len(addrs)
-		}
+	if err := f.http.check(); err != nil {
+		return err
 	}
+	sources := f.http.sources
+	if sources != nil && !f.wl.keysSet && !f.wl.replay() {
+		f.wl.keys = len(sources)
+	}
+	if err := f.wl.check(); err != nil {
+		return err
+	}
+	if _, err := f.bounds.bounds(); err != nil {
+		return err
+	}
+	rate, keys, p := f.wl.rate, f.wl.keys, f.policy
 	switch {
-	case f.url == "":
-		return usagef("-url is required, e.g. -url http://127.0.0.1:8080/")
-	case math.IsNaN(f.rate) || math.IsInf(f.rate, 0) || f.rate < 0:
-		return usagef("-rate %v must be a positive number (or 0 for a closed loop)", f.rate)
-	case f.rate == 0 && !f.connsSet:
+	case math.IsNaN(rate) || math.IsInf(rate, 0) || rate < 0:
+		return usagef("-rate %v must be a positive number (or 0 for a closed loop)", rate)
+	case rate == 0 && !f.connsSet:
 		return usagef("-rate 0 (a closed loop, as fast as the server answers) needs -connections N, e.g. -connections 32")
-	case f.duration <= 0 && (!replay || f.durationSet):
-		return usagef("-duration %v must be > 0", f.duration)
-	case f.maxKeys < 1:
-		return usagef("-max-keys %d must be >= 1", f.maxKeys)
-	case !(f.maxArrivals >= 1) || math.IsInf(f.maxArrivals, 0):
-		return usagef("-max-arrivals %v must be a number >= 1", f.maxArrivals)
-	case f.keys < 1:
-		return usagef("-keys %d must be >= 1", f.keys)
-	case f.keys > 1 && f.keyHeader == "" && f.sources == nil:
-		return usagef("-keys %d needs -key-header NAME: the keys travel in that header (or -source-addrs: each key leaves from one address)", f.keys)
-	case f.sources != nil && !replay && f.keys < len(f.sources):
+	case keys > 1 && f.http.keyHeader == "" && sources == nil:
+		return usagef("-keys %d needs -key-header NAME: the keys travel in that header (or -source-addrs: each key leaves from one address)", keys)
+	case sources != nil && !f.wl.replay() && keys < len(sources):
 		return usagef("-keys %d would send from only %d of the %d -source-addrs: give -keys %d or more, or leave -keys out (one key per address)",
-			f.keys, f.keys, len(f.sources), len(f.sources))
+			keys, keys, len(sources), len(sources))
 	case f.maxInFlight < 1 || f.maxInFlight > maxAttackInFlight:
 		return usagef("-max-inflight %d must be between 1 and %d", f.maxInFlight, maxAttackInFlight)
-	case f.conns < 1 || f.conns > httpexec.MaxConnections:
-		return usagef("-connections %d must be between 1 and %d", f.conns, httpexec.MaxConnections)
-	case f.timeout <= 0:
-		return usagef("-timeout %v must be > 0", f.timeout)
 	case f.cpus < 0:
 		return usagef("-cpus %d must be >= 1 (0: all)", f.cpus)
-	case f.limit < 0 || f.window < 0 || f.burst < 0:
+	case p.limit < 0 || p.window < 0 || p.burst < 0:
 		return usagef("-limit, -window and -burst must be >= 0 (0: from the server's RateLimit-Policy)")
-	case f.workload == "boundary" && (f.limit == 0 || f.window == 0):
+	case f.wl.name == "boundary" && (p.limit == 0 || p.window == 0):
 		return usagef("the boundary workload needs the server's limit and window: give -limit and -window")
-	case f.rate == 0 && f.honor:
+	case rate == 0 && f.honor:
 		return usagef("-honor-retry-after needs a rate: a closed loop (-rate 0) cannot hold requests back")
-	case f.rate == 0 && !slices.Contains([]string{"constant", "poisson", "zipf"}, f.workload):
-		return usagef("a closed loop (-rate 0) takes only its keys from a workload: constant, poisson or zipf, not %s", f.workload)
+	case rate == 0 && !slices.Contains([]string{"constant", "poisson", "zipf"}, f.wl.name):
+		return usagef("a closed loop (-rate 0) takes only its keys from a workload: constant, poisson or zipf, not %s", f.wl.name)
 	}
 	if err := f.progress.check(); err != nil {
 		return err
 	}
-	_, err = parseStatuses(f.rejectStatus)
+	_, err = parseStatuses(f.http.rejectStatus)
 	return err
 }
 
@@ -204,22 +184,15 @@ func parseStatuses(s string) ([]int, error) {
 
 // spec is the attack's workload: its arrivals give the instants (the keys
 // only, in a closed loop) of requests of one unit each.
-func (f *attackFlags) spec() workload.Spec {
-	s := workload.Spec{
-		Name: f.workload, Rate: f.rate, RateEnd: f.rateEnd, Duration: f.duration, Keys: f.keys,
-		ZipfS: f.zipfS, Seed: f.seed, BurstSize: f.burstSize, BurstEvery: f.burstEvery, On: f.on, Off: f.off,
-		Limit: f.limit, Window: f.window, Cost: 1,
-	}
+func (f *attackFlags) spec() (workload.Spec, error) {
+	s := workload.Spec{Rate: f.wl.rate, RateEnd: f.wl.rateEnd, Limit: f.policy.limit, Window: f.policy.window, Cost: 1}
 	if s.RateEnd == 0 {
-		s.RateEnd = 3 * f.rate
+		s.RateEnd = 3 * f.wl.rate
 	}
-	if f.rate == 0 {
+	if f.wl.rate == 0 {
 		s.Rate = 1e9 // a closed loop ignores the instants: they only need to outrun the server
 	}
-	if strings.HasPrefix(f.workload, "replay:") && !f.durationSet {
-		s.Duration = 0 // the whole trace
-	}
-	return s
+	return f.wl.spec(s)
 }
 
 // plan checks the flags, reads the workload and builds the client; it
@@ -232,8 +205,8 @@ func (f *attackFlags) plan(ctx context.Context) (*attack, error) {
 	if err := f.checks.parse([]string{"http", f.algo}); err != nil {
 		return nil, err
 	}
-	spec := f.spec()
-	if err := f.phase.apply(&spec); err != nil {
+	spec, err := f.spec()
+	if err != nil {
 		return nil, err
 	}
 	sh, err := f.shard.resolve(true)
@@ -244,34 +217,34 @@ func (f *attackFlags) plan(ctx context.Context) (*attack, error) {
 	if err != nil {
 		return nil, err
 	}
-	info, _, err := inspect(ctx, src, bounds{maxKeys: f.maxKeys, maxArrivals: f.maxArrivals, closed: f.rate == 0})
+	closed := f.wl.rate == 0
+	info, _, err := inspect(ctx, src, bounds{maxKeys: f.bounds.maxKeys, maxArrivals: f.bounds.maxArrivals, closed: closed})
 	if err != nil {
 		return nil, err
 	}
-	hc := httpexec.Config{URL: f.url, Method: f.method, Header: f.header.h, KeyHeader: f.keyHeader,
-		Connections: f.conns, Timeout: f.timeout, Client: f.client, Insecure: f.insecure, SourceAddrs: f.sources}
+	hc := f.http.config()
 	if f.body != "" {
 		if hc.Body, err = os.ReadFile(f.body); err != nil {
 			return nil, usagef("-body: %v", err)
 		}
 	}
-	client, err := httpexec.New(hc)
+	client, err := f.http.newClient(hc)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, err
 	}
-	a := &attack{client: client, url: f.url, method: cmpOr(f.method, http.MethodGet), keyHeader: f.keyHeader, algo: f.algo,
-		shard: sh, warnings: append(sh.balance(src), rateUnused(src, spec.Rate, f.rateSet && f.rate > 0)...), checks: f.checks,
-		progress: f.progress.mode}
-	a.reject, _ = parseStatuses(f.rejectStatus) // checked
+	a := &attack{client: client, http: f.http, algo: f.algo, checks: f.checks, progress: f.progress.mode,
+		shard: sh, warnings: append(sh.balance(src), rateUnused(src, spec.Rate, f.wl.rateSet && !closed)...)}
+	a.reject, _ = parseStatuses(f.http.rejectStatus) // checked
+	p := algorithms.Policy{Limit: f.policy.limit, Window: f.policy.window, Burst: f.policy.burst}
 	a.cfg = live.Config{
-		Config:      bench.Config{Policy: algorithms.Policy{Limit: f.limit, Window: f.window, Burst: f.burst}, Workload: src, Span: info.Span},
-		MaxInFlight: f.maxInFlight, Closed: f.rate == 0, Connections: f.conns, HonorRetryAfter: f.honor,
+		Config:      bench.Config{Policy: p, Workload: src, Span: info.Span},
+		MaxInFlight: f.maxInFlight, Closed: closed, Connections: f.http.conns, HonorRetryAfter: f.honor,
 	}
 	a.cfg.Shard, a.cfg.StartAt = sh.sh, sh.at
 	if b, ok := src.(*workload.Boundary); ok && b.Align != workload.AlignFirstRequest {
-		a.cfg.AlignStart = f.window // windows start at multiples of W since the epoch
+		a.cfg.AlignStart = p.Window // windows start at multiples of W since the epoch
 	}
-	a.target = call.Target{Name: "http", Backend: hostOf(f.url), Replicas: 1}
+	a.target = call.Target{Name: "http", Backend: hostOf(f.http.url), Replicas: 1}
 	if f.algo != "" {
 		e, _ := all.Lookup(f.algo)
 		a.cfg.Theory = e.Theory
@@ -287,15 +260,13 @@ func (e *env) attackCommand() *command {
 			"ratebench attack -url http://127.0.0.1:8080/ -workload boundary -limit 100 -window 1s",
 			"ratebench attack -url http://127.0.0.1:8080/ -check 'rejected_pct>=20, p99<50ms'   # exit 1 when one fails",
 		},
-		notes: checkHelp(),
-		fs:    flag.NewFlagSet("attack", flag.ContinueOnError)}
+		notes:  checkHelp(),
+		noArgs: true, fs: flag.NewFlagSet("attack", flag.ContinueOnError)}
 	var f attackFlags
 	f.register(c.fs)
 	c.run = func(ctx context.Context, args []string) error {
-		if len(args) > 0 {
-			return usagef("unexpected argument %q", args[0])
-		}
-		f.connsSet, f.durationSet, f.keysSet, f.rateSet = isSet(c.fs, "connections"), isSet(c.fs, "duration"), isSet(c.fs, "keys"), isSet(c.fs, "rate")
+		f.connsSet = isSet(c.fs, "connections")
+		f.wl.given(c.fs)
 		a, err := f.plan(ctx)
 		if err != nil {
 			return err
@@ -307,14 +278,14 @@ func (e *env) attackCommand() *command {
 		if err := a.client.Check(ctx); err != nil {
 			return usageError{err}
 		}
-		out, err := prepareOut(f.out, "attack", runFolder)
+		out, err := prepareOut(f.output.out, "attack", runFolder)
 		if err != nil {
 			return err
 		}
 		if f.cpus > 0 {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(f.cpus))
 		}
-		return e.attack(ctx, a, out, f.seed, f.noReport, !f.noTrace)
+		return e.attack(ctx, a, out, f.wl.seed, f.output.noReport, !f.noTrace)
 	}
 	return c
 }
@@ -339,13 +310,12 @@ func (e *env) attack(ctx context.Context, a *attack, out *outDir, seed uint64, n
 			}
 			pol = used
 			h := run.HTTP
-			h.URL, h.Method, h.Client, h.Connections = a.url, a.method, a.client.Name(), a.client.Dials()
-			h.KeyHeader, h.ServerAlgorithm, h.RejectStatuses = a.keyHeader, a.algo, a.reject
-			h.SourceAddrs = a.client.Sources()
+			a.http.stamp(h, a.client)
+			h.Connections, h.ServerAlgorithm, h.RejectStatuses = a.client.Dials(), a.algo, a.reject
 			runs := []result.Run{run}
 			meta.Warnings = append(result.Warnings(runs), a.shard.lagWarnings(runs)...)
 			w := cfg.Workload.Record()
-			w["url"] = a.url
+			w["url"] = a.http.url
 			return &result.Result{Meta: meta, Policy: result.PolicyOf(pol), Workload: w, Runs: runs}, err
 		},
 		write:   func(res *result.Result) error { return e.write(out, res, noReport) },
@@ -363,14 +333,3 @@ func hostOf(rawURL string) string {
 	}
 	return strings.TrimSuffix(u.Host, ":")
 }
-
-// cmpOr is the first of its arguments that is not empty.
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
-// validHeaderName reports whether s may be a header field name.
-func validHeaderName(s string) bool { return httpexec.ValidHeaderName(s) }

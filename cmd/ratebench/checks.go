@@ -3,8 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
-	"slices"
 	"strings"
 
 	"github.com/ratebench/ratebench/algorithms/all"
@@ -70,28 +68,13 @@ func (e *env) checkOutcome(res *result.Result) error {
 	if len(res.Checks) == 0 {
 		return nil
 	}
-	printChecks(e.stdout, res.Checks)
+	for _, line := range check.Lines(res.Checks) {
+		fmt.Fprintln(e.stdout, line)
+	}
 	if n := check.Failed(res.Checks); n > 0 {
 		return exitStatus{1, fmt.Errorf("%d of %d checks failed", n, len(res.Checks))}
 	}
 	return nil
-}
-
-// printChecks writes one line per check, the failures first.
-func printChecks(w io.Writer, checks []result.Check) {
-	sorted := slices.Clone(checks)
-	slices.SortStableFunc(sorted, func(a, b result.Check) int {
-		switch {
-		case a.Pass == b.Pass:
-			return 0
-		case !a.Pass:
-			return -1
-		}
-		return 1
-	})
-	for _, c := range sorted {
-		fmt.Fprintln(w, check.Line(c))
-	}
 }
 
 // checkHelp is the grammar of -check and its metrics, for -h.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/ratebench/ratebench/report"
+	"github.com/ratebench/ratebench/report/outdir"
 )
 
 func (e *env) compareCommand() *command {
@@ -36,7 +37,7 @@ func (e *env) compareCommand() *command {
 		}
 		dir := *out
 		if dir == "" {
-			dir = compareDir(dirs[0], dirs[1])
+			dir = outdir.CompareDir(dirs[0], dirs[1])
 		}
 		for _, in := range dirs {
 			if err := apart(in, dir); err != nil {
@@ -61,20 +62,4 @@ func (e *env) compareCommand() *command {
 		return nil
 	}
 	return c
-}
-
-// compareDir is the default output of `compare A B`: compare-<A>-vs-<B>
-// in A's parent folder, beside the inputs rather than inside one.
-func compareDir(a, b string) string {
-	absolute := func(p string) string {
-		p = filepath.Clean(p)
-		if base := filepath.Base(p); base == "." || base == ".." {
-			if abs, err := filepath.Abs(p); err == nil {
-				return abs
-			}
-		}
-		return p
-	}
-	a, b = absolute(a), absolute(b)
-	return filepath.Join(filepath.Dir(a), "compare-"+filepath.Base(a)+"-vs-"+filepath.Base(b))
 }

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/call"
+	"github.com/ratebench/ratebench/bench/engine"
 	"github.com/ratebench/ratebench/bench/fit"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/report"
@@ -20,7 +20,7 @@ import (
 // measured is one run to make, checked and ready: the engine, its config
 // and targets, and the output folder.
 type measured struct {
-	eng      engine
+	eng      engine.Engine
 	cfg      bench.Config
 	targets  []call.Target
 	out      *outDir
@@ -139,17 +139,15 @@ func (e *env) warn(warnings []string) {
 // or, failing that, an exitStatus of 1 when a check failed.
 func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
 	e.warn(m.warnings)
-	if m.eng.wall != nil {
-		if d := m.eng.wall(m.cfg, m.targets); d > m.cfg.Span+time.Second {
-			fmt.Fprintf(e.stderr, "this run takes about %v of wall time: each algorithm runs for the whole %v, one after the other, then the harness calibrates\n",
-				d.Round(time.Second), m.cfg.Span)
-		}
+	if d := m.eng.WallTime(m.cfg, m.targets); d > m.cfg.Span+time.Second {
+		fmt.Fprintf(e.stderr, "this run takes about %v of wall time: each algorithm runs for the whole %v, one after the other, then the harness calibrates\n",
+			d.Round(time.Second), m.cfg.Span)
 	}
-	meta := result.NewMeta(m.eng.mode, m.seed, e.args)
+	meta := result.NewMeta(m.eng.Mode(), m.seed, e.args)
 	meta.Shard = m.shard.meta()
 	passes := len(m.targets)
 	var wait func(context.Context) bool
-	if m.eng.mode == "live" {
+	if m.eng.Mode() == "live" {
 		passes++ // the calibration, after the algorithms
 		wait = m.shard.wait
 	}
@@ -158,7 +156,7 @@ func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
 		run: func(ctx context.Context, tr call.Tracer, p call.Progress) (*result.Result, error) {
 			cfg := m.cfg
 			cfg.Trace, cfg.Progress = tr, p
-			runs, err := m.eng.run(ctx, cfg, m.targets)
+			runs, err := m.eng.Run(ctx, cfg, m.targets)
 			if err != nil && !errors.Is(err, context.Canceled) {
 				return nil, err
 			}
@@ -169,7 +167,7 @@ func (e *env) execute(ctx context.Context, m measured) (*result.Result, error) {
 		summary: func(res *result.Result) { summary.Live(e.stdout, res.Runs) },
 		outcome: func(res *result.Result, _ error) error {
 			failed := e.checkOutcome(res)
-			if err := mostFailed(res.Runs); err != nil {
+			if err := result.MostFailed(res.Runs); err != nil {
 				return err
 			}
 			return failed
@@ -211,21 +209,4 @@ func (e *env) writeReport(dir string, res *result.Result) error {
 	}
 	fmt.Fprintf(e.stdout, "report:  %s\n", filepath.Join(dir, report.HTMLFile))
 	return nil
-}
-
-// mostFailed returns an error naming the runs of which more than half the
-// decisions were limiter errors (a backend down or broken), with the
-// first error's text: the figures then describe the failure policy, not
-// the limiter.
-func mostFailed(runs []result.Run) error {
-	var bad []string
-	for _, r := range runs {
-		if r.Offered > 0 && 2*r.Errors > r.Offered {
-			bad = append(bad, fmt.Sprintf("%s: %d of %d decisions failed (%s)", r.Label(), r.Errors, r.Offered, r.FirstError))
-		}
-	}
-	if len(bad) == 0 {
-		return nil
-	}
-	return errors.New("most decisions failed, so the results measure the failure policy, not the limiter: " + strings.Join(bad, "; "))
 }

@@ -186,11 +186,8 @@ func (e *env) helpCommand() *command {
 func (e *env) versionCommand() *command {
 	c := &command{name: "version", summary: "print ratebench's version, the commit it was built from and the Go that built it",
 		examples: []string{"ratebench version"},
-		fs:       flag.NewFlagSet("version", flag.ContinueOnError)}
+		noArgs:   true, fs: flag.NewFlagSet("version", flag.ContinueOnError)}
 	c.run = func(_ context.Context, args []string) error {
-		if len(args) > 0 {
-			return usagef("unexpected argument %q", args[0])
-		}
 		info, ok := debug.ReadBuildInfo()
 		if !ok {
 			return errors.New("this binary holds no build information")

@@ -13,11 +13,8 @@ import (
 func (e *env) listCommand() *command {
 	c := &command{name: "list", summary: "list algorithms, peers and workloads with their theory",
 		examples: []string{"ratebench list", "ratebench list | grep bucket      # the buckets and their worst case in any span W"},
-		fs:       flag.NewFlagSet("list", flag.ContinueOnError)}
+		noArgs:   true, fs: flag.NewFlagSet("list", flag.ContinueOnError)}
 	c.run = func(_ context.Context, args []string) error {
-		if len(args) > 0 {
-			return usagef("unexpected argument %q", args[0])
-		}
 		tw := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
 		fmt.Fprintln(tw, "ALGORITHM\tWORST CASE IN ANY SPAN W\tDESCRIPTION")
 		for _, a := range all.Entries() {

@@ -67,6 +67,7 @@ type command struct {
 	usage    string
 	examples []string
 	notes    []string // said after the flags
+	noArgs   bool     // refuse arguments besides the flags
 	fs       *flag.FlagSet
 	run      func(ctx context.Context, args []string) error
 }
@@ -145,7 +146,11 @@ func (e *env) main(ctx context.Context, args []string) int {
 		fmt.Fprintf(e.stderr, "ratebench %s: %v\n", c.name, flagError(c.fs, err))
 		return 2
 	}
-	err = c.run(ctx, c.fs.Args())
+	if args := c.fs.Args(); c.noArgs && len(args) > 0 {
+		err = usagef("unexpected argument %q", args[0])
+	} else {
+		err = c.run(ctx, args)
+	}
 	switch {
 	case err == nil:
 		return 0

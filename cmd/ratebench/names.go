@@ -100,7 +100,7 @@ func backendHint(value string) string {
 
 // workloadFlags are the workload's fields that run and attack take as
 // flags: the same word, with - for _.
-var workloadFlags = []string{"rate", "rate-end", "duration", "keys", "cost", "burst-size", "burst-every", "on", "off", "zipf-s",
+var workloadFlagNames = []string{"rate", "rate-end", "duration", "keys", "cost", "burst-size", "burst-every", "on", "off", "zipf-s",
 	"align", "edge-offset", "limit", "window"}
 
 // workloadError is an invalid workload's error in the flags' words:
@@ -116,7 +116,7 @@ func workloadError(err error) error {
 	switch {
 	case field == "name":
 		flagName = "workload"
-	case !slices.Contains(workloadFlags, flagName):
+	case !slices.Contains(workloadFlagNames, flagName):
 		return usageError{err}
 	}
 	return usageError{reworded{"-" + flagName + " " + why, err}}

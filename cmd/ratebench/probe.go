@@ -5,13 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
 	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/fit"
-	"github.com/ratebench/ratebench/bench/httpexec"
 	"github.com/ratebench/ratebench/bench/probe"
 	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/report"
@@ -21,38 +19,37 @@ import (
 
 // probeFlags are the flags of `ratebench probe`.
 type probeFlags struct {
-	url, method, keyHeader, out, client, rejectStatus, sourceAddrs string
-	header                                                         headerFlags
-	limit, maxRequests                                             int64
-	window, maxDuration, timeout, edgeOffset                       time.Duration
-	align, expectText                                              string
-	expect                                                         *fit.Expectation
-	progress                                                       progressFlag
-	keys, conns                                                    int
-	insecure, noTrace, noReport, rejectSet                         bool
+	limit, maxRequests              int64
+	window, maxDuration, edgeOffset time.Duration
+	align, expectText               string
+	expect                          *fit.Expectation
+	keys                            int
+	noTrace, rejectSet              bool
+	http                            clientFlags
+	output                          outputFlags
+	progress                        progressFlag
 }
 
 func (f *probeFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.url, "url", "", "the http:// or https:// URL every request goes to (required)")
-	fs.StringVar(&f.method, "method", http.MethodGet, "request method")
-	fs.Var(&f.header, "header", `a request header "Name: value" (repeatable)`)
-	fs.StringVar(&f.keyHeader, "key-header", "", "the header that carries each request's key (k0, k1, ...), to tell a per-key limit from a shared one")
+	f.http.conns = 64
+	f.http.register(fs, texts{
+		"header":        `a request header "Name: value" (repeatable)`,
+		"key-header":    "the header that carries each request's key (k0, k1, ...), to tell a per-key limit from a shared one",
+		"source-addrs":  "local addresses to send from, to tell a per-client-address limit from a shared one (see attack)",
+		"reject-status": "statuses that mean rejected (default: found by the probe: 429, or the status the first burst drew)",
+		"client":        "HTTP client: fasthttp or net/http (see attack)",
+		"connections":   "most connections",
+	})
 	fs.IntVar(&f.keys, "keys", 0, "keys the scope experiments send (default: 2 with -key-header, one per address with -source-addrs, else 1)")
-	fs.StringVar(&f.sourceAddrs, "source-addrs", "", "local addresses to send from, to tell a per-client-address limit from a shared one (see attack)")
 	fs.Int64Var(&f.limit, "limit", 0, "what you believe the limit L is (sizes the first burst; optional)")
 	durationVar(fs, &f.window, "window", 0, "what you believe the window W is (tried first; optional)")
 	durationVar(fs, &f.edgeOffset, "edge-offset", 0, "boundary experiment: windows start this long after each multiple of W on the Unix clock, in [0, W)")
 	fs.StringVar(&f.align, "align", workload.AlignEpoch, "boundary experiment: where windows start: epoch (multiples of W, shifted by -edge-offset) or first-request (a key's first request, as INCR + EXPIRE)")
 	fs.Int64Var(&f.maxRequests, "max-requests", 10000, "most requests the whole probe sends")
 	durationVar(fs, &f.maxDuration, "max-duration", time.Minute, "most wall time the experiments take")
-	fs.StringVar(&f.rejectStatus, "reject-status", "429", "statuses that mean rejected (default: found by the probe: 429, or the status the first burst drew)")
-	fs.StringVar(&f.client, "client", "", "HTTP client: fasthttp or net/http (see attack)")
-	fs.IntVar(&f.conns, "connections", 64, "most connections")
-	durationVar(fs, &f.timeout, "timeout", httpexec.DefaultTimeout, "bound on each request, connection included")
-	fs.BoolVar(&f.insecure, "insecure", false, "do not verify the server's TLS certificate")
-	fs.StringVar(&f.out, "out", "", "output folder: new, empty, or an earlier result's (default results/<timestamp>-probe)")
+	f.output.register(fs, texts{"out": "output folder: new, empty, or an earlier result's (default results/<timestamp>-probe)",
+		"no-report": "write result.json and fit.json only"})
 	fs.BoolVar(&f.noTrace, "no-trace", false, "do not write requests.csv")
-	fs.BoolVar(&f.noReport, "no-report", false, "write result.json and fit.json only")
 	f.progress.register(fs)
 	fs.StringVar(&f.expectText, "expect", "", `the policy you expect, as the verdict says it, parts optional: e.g. 'gcra 100/1s burst 20 per client-address' or '100/1s'; exit 0 when the fit matches it, 1 when it contradicts it, 3 when it cannot tell`)
 }
@@ -65,13 +62,10 @@ func (e *env) probeCommand() *command {
 			"ratebench probe -url http://127.0.0.1:8080/ -source-addrs 127.0.0.1-127.0.0.4   # per client address or for all?",
 			"ratebench probe -url http://127.0.0.1:8080/ -expect 'gcra 100/1s burst 20'      # exit 1 if it drifted, 3 if it cannot tell",
 		},
-		fs: flag.NewFlagSet("probe", flag.ContinueOnError)}
+		noArgs: true, fs: flag.NewFlagSet("probe", flag.ContinueOnError)}
 	var f probeFlags
 	f.register(c.fs)
 	c.run = func(ctx context.Context, args []string) error {
-		if len(args) > 0 {
-			return usagef("unexpected argument %q", args[0])
-		}
 		f.rejectSet = isSet(c.fs, "reject-status")
 		cfg, err := f.config()
 		if err != nil {
@@ -81,7 +75,7 @@ func (e *env) probeCommand() *command {
 		if err := cfg.Client.Check(ctx); err != nil {
 			return usageError{err}
 		}
-		out, err := prepareOut(f.out, "probe", runFolder)
+		out, err := prepareOut(f.output.out, "probe", runFolder)
 		if err != nil {
 			return err
 		}
@@ -97,9 +91,10 @@ func (f *probeFlags) config() (probe.Config, error) {
 	if err := f.progress.check(); err != nil {
 		return cfg, err
 	}
+	if err := f.http.check(); err != nil {
+		return cfg, err
+	}
 	switch {
-	case f.url == "":
-		return cfg, usagef("-url is required, e.g. -url http://127.0.0.1:8080/")
 	case f.limit < 0 || f.window < 0:
 		return cfg, usagef("-limit and -window must be >= 0 (0: unknown)")
 	case f.maxRequests < 100:
@@ -108,12 +103,8 @@ func (f *probeFlags) config() (probe.Config, error) {
 		return cfg, usagef("-max-duration %v must be at least 5s", f.maxDuration)
 	case f.keys < 0 || f.keys > 256:
 		return cfg, usagef("-keys %d must be between 1 and 256", f.keys)
-	case f.keys > 1 && f.keyHeader == "" && f.sourceAddrs == "":
+	case f.keys > 1 && f.http.keyHeader == "" && f.http.sourceAddrs == "":
 		return cfg, usagef("-keys %d needs -key-header NAME or -source-addrs: the keys must reach the server", f.keys)
-	case f.conns < 1 || f.conns > httpexec.MaxConnections:
-		return cfg, usagef("-connections %d must be between 1 and %d", f.conns, httpexec.MaxConnections)
-	case f.timeout <= 0:
-		return cfg, usagef("-timeout %v must be > 0", f.timeout)
 	case f.align != workload.AlignEpoch && f.align != workload.AlignFirstRequest:
 		return cfg, usagef("-align %q: want %s or %s", f.align, workload.AlignEpoch, workload.AlignFirstRequest)
 	case f.edgeOffset < 0 || f.window > 0 && f.edgeOffset >= f.window:
@@ -128,37 +119,28 @@ func (f *probeFlags) config() (probe.Config, error) {
 		}
 		f.expect = &e
 	}
-	hc := httpexec.Config{URL: f.url, Method: f.method, Header: f.header.h, KeyHeader: f.keyHeader,
-		Connections: f.conns, Timeout: f.timeout, Client: f.client, Insecure: f.insecure}
 	keys := f.keys
-	if f.sourceAddrs != "" {
-		addrs, err := httpexec.ParseSourceAddrs(f.sourceAddrs)
-		if err != nil {
-			return cfg, usagef("-source-addrs: %s", strings.TrimPrefix(err.Error(), httpexec.ErrBadRequest.Error()+": "))
-		}
-		hc.SourceAddrs = addrs
-		if keys == 0 {
-			keys = len(addrs)
-			if f.keyHeader != "" { // keys that share an address tell a key's limit from an address's
-				keys *= 2
-			}
+	if n := len(f.http.sources); n > 0 && keys == 0 {
+		keys = n
+		if f.http.keyHeader != "" { // keys that share an address tell a key's limit from an address's
+			keys *= 2
 		}
 	}
-	if keys == 0 && f.keyHeader != "" {
+	if keys == 0 && f.http.keyHeader != "" {
 		keys = 2
 	}
 	if f.rejectSet {
-		reject, err := parseStatuses(f.rejectStatus)
+		reject, err := parseStatuses(f.http.rejectStatus)
 		if err != nil {
 			return cfg, err
 		}
 		cfg.RejectStatuses = reject
 	}
-	client, err := httpexec.New(hc)
+	client, err := f.http.newClient(f.http.config())
 	if err != nil {
-		return cfg, usageError{err}
+		return cfg, err
 	}
-	cfg.Client, cfg.Connections, cfg.Keys = client, f.conns, max(keys, 1)
+	cfg.Client, cfg.Connections, cfg.Keys = client, f.http.conns, max(keys, 1)
 	cfg.Limit, cfg.Window, cfg.MaxRequests, cfg.MaxDuration = f.limit, f.window, f.maxRequests, f.maxDuration
 	cfg.EdgeOffset, cfg.FirstRequest = f.edgeOffset, f.align == workload.AlignFirstRequest
 	return cfg, nil
@@ -179,16 +161,13 @@ func (e *env) probe(ctx context.Context, cfg probe.Config, out *outDir, f probeF
 				return nil, err
 			}
 			meta.Warnings = probeWarnings(o.Runs)
-			host := hostOf(f.url)
 			for i := range o.Runs {
-				h := o.Runs[i].HTTP
-				h.URL, h.Method, h.Client, h.KeyHeader = f.url, cmpOr(f.method, http.MethodGet), cfg.Client.Name(), f.keyHeader
-				h.SourceAddrs = cfg.Client.Sources()
-				o.Runs[i].Backend = host
+				f.http.stamp(o.Runs[i].HTTP, cfg.Client)
+				o.Runs[i].Backend = hostOf(f.http.url)
 			}
-			return &result.Result{Meta: meta, Policy: result.PolicyOf(o.Policy), Workload: map[string]any{"name": "probe", "url": f.url}, Runs: o.Runs, Probe: o.Probe}, err
+			return &result.Result{Meta: meta, Policy: result.PolicyOf(o.Policy), Workload: map[string]any{"name": "probe", "url": f.http.url}, Runs: o.Runs, Probe: o.Probe}, err
 		},
-		write: func(res *result.Result) error { return e.writeProbe(out, res, o.Fit, f.noReport) },
+		write: func(res *result.Result) error { return e.writeProbe(out, res, o.Fit, f.output.noReport) },
 		outcome: func(_ *result.Result, err error) error {
 			if err == nil && f.expect != nil {
 				return e.expectation(*f.expect, o.Fit)

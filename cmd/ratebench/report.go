@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/bench/fit"
@@ -23,9 +22,11 @@ func (e *env) reportCommand() *command {
 			"ratebench report -limit 100 -window 1s traces/   # a folder with only a requests.csv"},
 		fs: flag.NewFlagSet("report", flag.ContinueOnError)}
 	var pf traceFlags
-	c.fs.Int64Var(&pf.limit, "limit", 0, "without result.json: the limit L the trace was made under (default: fit.json's best fit)")
-	durationVar(c.fs, &pf.window, "window", 0, "without result.json: the window W the trace was made under (default: fit.json's best fit)")
-	c.fs.Int64Var(&pf.burst, "burst", 0, "without result.json: the burst (default: the limit, or fit.json's)")
+	pf.register(c.fs, texts{
+		"limit":  "without result.json: the limit L the trace was made under (default: fit.json's best fit)",
+		"window": "without result.json: the window W the trace was made under (default: fit.json's best fit)",
+		"burst":  "without result.json: the burst (default: the limit, or fit.json's)",
+	})
 	c.run = func(ctx context.Context, args []string) error {
 		dirs, err := positional(c.fs, args)
 		if err != nil {
@@ -65,9 +66,8 @@ func (e *env) reportCommand() *command {
 
 // traceFlags are report's policy flags, for a folder with a trace alone.
 type traceFlags struct {
-	limit, burst int64
-	window       time.Duration
-	given        bool // one of them was given
+	policyFlags
+	given bool // one of them was given
 }
 
 // tracePolicy is the policy a trace in dir is measured against: the flags'
@@ -80,22 +80,15 @@ func tracePolicy(dir string, pf traceFlags) (algorithms.Policy, string, error) {
 		if pf.limit <= 0 || pf.window <= 0 {
 			return algorithms.Policy{}, "", usagef("give both -limit and -window (> 0): the policy %s was made under", tracefile.Name)
 		}
-		p, err := algorithms.Policy{Limit: pf.limit, Window: pf.window, Burst: pf.burst}.Validate()
-		if err != nil {
-			return p, "", usagef("%v", err)
-		}
-		return p, "flags", nil
+		p, err := pf.policy()
+		return p, "flags", err
 	}
-	f, err := fit.ReadResult(dir)
+	p, ok, err := tracefile.FitPolicy(dir)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return algorithms.Policy{}, "", usagef("%s", strings.ReplaceAll(err.Error(), "\n", " "))
-	case f.Best.Limit > 0 && f.Best.WindowNS > 0:
-		p, err := algorithms.Policy{Limit: f.Best.Limit, Window: time.Duration(f.Best.WindowNS), Burst: f.Best.Burst}.Validate()
-		if err == nil {
-			return p, "fit", nil
-		}
+		return p, "", usagef("%s", strings.ReplaceAll(err.Error(), "\n", " "))
+	case ok:
+		return p, "fit", nil
 	}
 	return algorithms.Policy{}, "", usagef("%s has no result.json, and no policy to measure its %s against (no -limit/-window, no usable %s): give -limit N -window D, the policy it was made under",
 		dir, tracefile.Name, fit.File)

@@ -13,9 +13,8 @@ import (
 	"github.com/ratebench/ratebench/algorithms/all"
 	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/backend"
-	"github.com/ratebench/ratebench/bench/call"
+	"github.com/ratebench/ratebench/bench/engine"
 	"github.com/ratebench/ratebench/bench/live"
-	"github.com/ratebench/ratebench/bench/result"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -31,53 +30,50 @@ const (
 
 // runFlags are the flags of `ratebench run`.
 type runFlags struct {
-	algos, workload, mode, out, scenario, onFull    string
-	rate, rateEnd, zipfS, maxArrivals               float64
-	limit, burst, cost                              int64
-	window, duration, burstEvery, on, off           time.Duration
-	keys, replicas, workers, maxInFlight, burstSize int
-	maxKeys                                         int
-	seed                                            uint64
-	noReport, durationSet, rateSet, trace           bool
-	backend                                         backendFlags
-	phase                                           phaseFlags
-	shard                                           shardFlags
-	checks                                          checksFlag
-	progress                                        progressFlag
+	algos, mode, scenario string
+	cost                  int64
+	replicas, workers     int
+	maxInFlight           int
+	trace                 bool
+	policy                policyFlags
+	wl                    workloadFlags
+	bounds                boundsFlags
+	output                outputFlags
+	backend               backendFlags
+	shard                 shardFlags
+	checks                checksFlag
+	progress              progressFlag
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.algos, "algos", "", "comma-separated algorithms, any case (default: all; see ratebench list)")
 	aliasVar(fs, "algo", "algos")
-	fs.StringVar(&f.workload, "workload", "poisson", "workload: "+strings.Join(workload.Names(), ", ")+" (replay:FILE)")
-	fs.Float64Var(&f.rate, "rate", 0, "arrivals per second (default: 1.5x the limit)")
-	fs.Float64Var(&f.rateEnd, "rate-end", 0, "ramp: final rate (default: 3x the limit)")
-	fs.Float64Var(&f.zipfS, "zipf-s", 0, "zipf: exponent s > 1 (default 1.1)")
-	fs.Int64Var(&f.limit, "limit", 100, "limit L: cost units per window")
-	durationVar(fs, &f.window, "window", time.Second, "window W")
-	fs.Int64Var(&f.burst, "burst", 0, "burst B (default: L)")
+	f.policy = defaultPolicy
+	f.policy.register(fs, texts{"limit": "limit L: cost units per window"})
 	fs.Int64Var(&f.cost, "cost", 1, "cost of each arrival, >= 1")
-	durationVar(fs, &f.duration, "duration", 10*time.Second, "length of the run (replay: the whole trace unless given)")
-	fs.IntVar(&f.keys, "keys", 1, "distinct keys, each limited on its own (replay: the trace's own keys)")
-	fs.IntVar(&f.maxKeys, "max-keys", defaultMaxKeys, "most distinct keys a run may hold (-keys, or a trace's keys)")
-	fs.StringVar(&f.onFull, "on-full", "reject", "a workload with more keys than -max-keys: reject it (exit 2), or evict-lossy (the limiters hold -max-keys keys and forget keys with state to take new ones, counted as lossy)")
-	fs.Float64Var(&f.maxArrivals, "max-arrivals", defaultMaxArrivals, "refuse a run whose workload expects more arrivals than this")
+	f.wl = workloadFlags{name: "poisson"}
+	f.wl.register(fs, texts{
+		"workload": "workload: " + strings.Join(workload.Names(), ", ") + " (replay:FILE)",
+		"rate":     "arrivals per second (default: 1.5x the limit)",
+		"rate-end": "ramp: final rate (default: 3x the limit)",
+		"duration": "length of the run (replay: the whole trace unless given)",
+		"keys":     "distinct keys, each limited on its own (replay: the trace's own keys)",
+	})
+	f.bounds = defaultBounds
+	f.bounds.register(fs, texts{
+		"max-keys":     "most distinct keys a run may hold (-keys, or a trace's keys)",
+		"on-full":      "a workload with more keys than -max-keys: reject it (exit 2), or evict-lossy (the limiters hold -max-keys keys and forget keys with state to take new ones, counted as lossy)",
+		"max-arrivals": "refuse a run whose workload expects more arrivals than this",
+	})
 	fs.IntVar(&f.replicas, "replicas", 1, "app replicas behind a round-robin balancer: arrival i of the whole schedule goes to replica i mod N, each with its own limiter state (on a shared backend they share it)")
 	fs.StringVar(&f.mode, "mode", "sim", "engine: sim (virtual time, deterministic) or live (real goroutines and clock, open loop)")
 	fs.IntVar(&f.workers, "workers", live.DefaultWorkers(), fmt.Sprintf("live mode: goroutines calling the limiters, at most %d", live.MaxWorkers))
 	fs.IntVar(&f.maxInFlight, "max-inflight", live.DefaultMaxInFlight, "live mode: arrivals sent and not yet done above which new ones are dropped (and counted)")
 	f.backend.register(fs)
 	fs.StringVar(&f.backend.prefix, "prefix", "", "Redis key prefix or SQLite scope of the limiters' state: processes with the same one share it, and a run inherits what an earlier one left under it (default: a fresh one per run; live shards on a shared backend: ratebench:shards:<-start-at in Unix ns>)")
-	fs.Uint64Var(&f.seed, "seed", 1, "workload seed")
-	fs.StringVar(&f.out, "out", "", "output folder: new, empty, or an earlier result's, whose outputs are replaced (default results/<timestamp>-<workload>)")
+	f.output.register(fs, texts{"out": "output folder: new, empty, or an earlier result's, whose outputs are replaced (default results/<timestamp>-<workload>)"})
 	fs.StringVar(&f.scenario, "scenario", "", "YAML or JSON matrix of workloads x algorithms x policies ('default': the built-in comparison)")
-	fs.IntVar(&f.burstSize, "burst-size", 0, "burst workload: arrivals per burst")
-	durationVar(fs, &f.burstEvery, "burst-every", 0, "burst workload: time between bursts")
-	durationVar(fs, &f.on, "on", 0, "burst workload: on period (with -off)")
-	durationVar(fs, &f.off, "off", 0, "burst workload: off period")
-	f.phase.register(fs)
 	f.shard.register(fs)
-	fs.BoolVar(&f.noReport, "no-report", false, "write result.json only")
 	f.checks.register(fs)
 	f.progress.register(fs)
 	fs.BoolVar(&f.trace, "trace", false, "also write requests.csv: one row per request, in send order (replayable with -workload replay:FILE)")
@@ -93,7 +89,7 @@ type bounds struct {
 }
 
 // bounds checks -max-keys, -on-full and -max-arrivals.
-func (f *runFlags) bounds() (bounds, error) {
+func (f *boundsFlags) bounds() (bounds, error) {
 	b := bounds{maxKeys: f.maxKeys, maxArrivals: f.maxArrivals}
 	switch {
 	case f.maxKeys < 1:
@@ -115,56 +111,30 @@ func (f *runFlags) canonical() error {
 		return err
 	}
 	f.algos = strings.Join(names, ",")
-	f.workload, err = workloadName(f.workload)
+	f.wl.name, err = workloadName(f.wl.name)
 	return err
 }
 
-// policy validates the policy flags.
-func (f *runFlags) policy() (algorithms.Policy, error) {
-	p, err := algorithms.Policy{Limit: f.limit, Window: f.window, Burst: f.burst}.Validate()
-	if err != nil {
-		return p, usagef("%v", err)
-	}
-	if f.burst < 0 {
-		return p, usagef("-burst %d must be >= 1", f.burst)
-	}
-	return p, nil
-}
-
-// spec builds and checks the workload. A replay plays its whole trace
-// unless -duration was given.
+// spec builds and checks the workload; the rates default to 1.5x and 3x
+// p's.
 func (f *runFlags) spec(p algorithms.Policy) (workload.Spec, error) {
-	replay := strings.HasPrefix(f.workload, "replay:")
-	switch {
-	case math.IsNaN(f.rate) || math.IsInf(f.rate, 0) || f.rate < 0 || (f.rate == 0 && f.rateSet):
-		return workload.Spec{}, usagef("-rate %v must be a positive number of arrivals per second (leave it out for 1.5x the limit)", f.rate)
-	case f.duration <= 0 && (!replay || f.durationSet):
-		return workload.Spec{}, usagef("-duration %v must be > 0", f.duration)
-	case f.keys < 1:
-		return workload.Spec{}, usagef("-keys %d must be >= 1", f.keys)
-	case f.cost < 1:
+	if r := f.wl.rate; math.IsNaN(r) || math.IsInf(r, 0) || r < 0 || (r == 0 && f.wl.rateSet) {
+		return workload.Spec{}, usagef("-rate %v must be a positive number of arrivals per second (leave it out for 1.5x the limit)", r)
+	}
+	if err := f.wl.check(); err != nil {
+		return workload.Spec{}, err
+	}
+	if f.cost < 1 {
 		return workload.Spec{}, usagef("-cost %d must be >= 1", f.cost)
 	}
-	rate := f.rate
+	rate, rateEnd := f.wl.rate, f.wl.rateEnd
 	if rate == 0 {
 		rate = 1.5 * p.Rate()
 	}
-	rateEnd := f.rateEnd
 	if rateEnd == 0 {
 		rateEnd = 3 * p.Rate()
 	}
-	s := workload.Spec{
-		Name: f.workload, Rate: rate, RateEnd: rateEnd, Duration: f.duration, Keys: f.keys,
-		ZipfS: f.zipfS, Cost: f.cost, Seed: f.seed, BurstSize: f.burstSize, BurstEvery: f.burstEvery,
-		On: f.on, Off: f.off, Limit: p.Limit, Window: p.Window,
-	}
-	if replay && !f.durationSet {
-		s.Duration = 0
-	}
-	if err := f.phase.apply(&s); err != nil {
-		return workload.Spec{}, err
-	}
-	return s, nil
+	return f.wl.spec(workload.Spec{Rate: rate, RateEnd: rateEnd, Cost: f.cost, Limit: p.Limit, Window: p.Window})
 }
 
 // source makes the Source of s: a bad field is a usage error that names
@@ -233,11 +203,11 @@ func (f *runFlags) plan(ctx context.Context) (measured, func() error, error) {
 	case f.maxInFlight < 1:
 		return measured{}, nil, usagef("-max-inflight %d must be >= 1", f.maxInFlight)
 	}
-	b, err := f.bounds()
+	b, err := f.bounds.bounds()
 	if err != nil {
 		return measured{}, nil, err
 	}
-	p, err := f.policy()
+	p, err := f.policy.policy()
 	if err != nil {
 		return measured{}, nil, err
 	}
@@ -273,7 +243,7 @@ func (f *runFlags) plan(ctx context.Context) (measured, func() error, error) {
 	if err := f.progress.check(); err != nil {
 		return measured{}, nil, err
 	}
-	out, err := prepareOut(f.out, f.workload, runFolder)
+	out, err := prepareOut(f.output.out, f.wl.name, runFolder)
 	if err != nil {
 		return measured{}, nil, err
 	}
@@ -287,10 +257,10 @@ func (f *runFlags) plan(ctx context.Context) (measured, func() error, error) {
 		cfg:      bench.Config{Policy: p, Workload: src, Span: info.Span, Reference: backend.Reference(p, refKeys), Shard: sh.sh},
 		targets:  targets,
 		out:      out,
-		seed:     f.seed,
-		noReport: f.noReport,
+		seed:     f.wl.seed,
+		noReport: f.output.noReport,
 		trace:    f.trace,
-		warnings: append(append(costWarnings(names, f.cost, p), sh.balance(src)...), rateUnused(src, s.Rate, f.rateSet)...),
+		warnings: append(append(costWarnings(names, f.cost, p), sh.balance(src)...), rateUnused(src, s.Rate, f.wl.rateSet)...),
 		shard:    sh,
 		checks:   f.checks,
 		progress: f.progress.mode,
@@ -340,14 +310,11 @@ func (e *env) runCommand() *command {
 			"ratebench run -scenario default                                   # every algorithm, four workloads (make run)",
 			"ratebench run -algos gcra -mode live -backend redis://127.0.0.1:6379 -check 'p99<2ms'",
 		},
-		notes: checkHelp(), fs: flag.NewFlagSet("run", flag.ContinueOnError)}
+		notes: checkHelp(), noArgs: true, fs: flag.NewFlagSet("run", flag.ContinueOnError)}
 	var f runFlags
 	f.register(c.fs)
 	c.run = func(ctx context.Context, args []string) error {
-		if len(args) > 0 {
-			return usagef("unexpected argument %q", args[0])
-		}
-		f.durationSet, f.rateSet = isSet(c.fs, "duration"), isSet(c.fs, "rate")
+		f.wl.given(c.fs)
 		if err := f.canonical(); err != nil {
 			return err
 		}
@@ -364,11 +331,11 @@ func (e *env) runCommand() *command {
 			if isSet(c.fs, "prefix") {
 				return usagef("-prefix names one run's shared state; it does not go with -scenario")
 			}
-			b, err := f.bounds()
+			b, err := f.bounds.bounds()
 			if err != nil {
 				return err
 			}
-			return e.runScenario(ctx, f.scenario, f.out, f.noReport, b, f.checks)
+			return e.runScenario(ctx, f.scenario, f.output.out, f.output.noReport, b, f.checks)
 		}
 		m, closeFn, err := f.plan(ctx)
 		if err != nil {
@@ -381,35 +348,11 @@ func (e *env) runCommand() *command {
 	return c
 }
 
-// engine is how execute runs the targets: the sim or the live engine.
-type engine struct {
-	mode string
-	run  func(context.Context, bench.Config, []call.Target) ([]result.Run, error)
-	// wall, when set, is how long a live run is expected to take.
-	wall func(bench.Config, []call.Target) time.Duration
-}
-
-// simEngine is the engine of sim mode.
-var simEngine = engine{mode: "sim", run: bench.Simulate}
-
 // engine is the run's engine; a live run's first pass starts at start
 // when it is not zero, and every later pass in its slot after it.
-func (f *runFlags) engine(start time.Time) engine {
+func (f *runFlags) engine(start time.Time) engine.Engine {
 	if f.mode != "live" {
-		return simEngine
+		return engine.Sim
 	}
-	cfg := live.Config{Workers: f.workers, MaxInFlight: f.maxInFlight, StartAt: start}
-	return engine{
-		mode: "live",
-		run: func(ctx context.Context, c bench.Config, targets []call.Target) ([]result.Run, error) {
-			lc := cfg
-			lc.Config = c
-			return live.Run(ctx, lc, targets)
-		},
-		wall: func(c bench.Config, targets []call.Target) time.Duration {
-			lc := cfg
-			lc.Config = c
-			return live.WallTime(lc, targets)
-		},
-	}
+	return engine.Live(f.workers, f.maxInFlight, start)
 }

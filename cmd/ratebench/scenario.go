@@ -8,6 +8,7 @@ import (
 
 	"github.com/ratebench/ratebench/bench/backend"
 	"github.com/ratebench/ratebench/bench/check"
+	"github.com/ratebench/ratebench/bench/engine"
 	"github.com/ratebench/ratebench/bench/scenario"
 	"github.com/ratebench/ratebench/report"
 )
@@ -43,7 +44,7 @@ func planScenario(ctx context.Context, path, out string, noReport bool, b bounds
 		if err := checks.parse(orAll(c.Algorithms)); err != nil {
 			return nil, fmt.Errorf("%s: %w", c.Name, err)
 		}
-		runs[i] = measured{eng: simEngine, cfg: c.Config, targets: targets, seed: c.Seed, noReport: noReport, checks: checks}
+		runs[i] = measured{eng: engine.Sim, cfg: c.Config, targets: targets, seed: c.Seed, noReport: noReport, checks: checks}
 	}
 	top, err := prepareOut(out, name, scenarioFolder)
 	if err != nil {

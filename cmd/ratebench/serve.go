@@ -1,13 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"net"
-	"net/netip"
-	"strings"
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms"
@@ -23,8 +22,7 @@ type serveFlags struct {
 	backendFlags
 	addr, algo, trust, proxyHeader, key string
 	display                             string // the backend, password removed
-	limit, burst                        int64
-	window                              time.Duration
+	policy                              policyFlags
 	legacy                              bool
 	timeouts                            serve.Timeouts // no flag sets them; tests shorten them
 	maxKeys                             int
@@ -41,9 +39,8 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "listen on HOST:PORT (port 0: any free port; the log's first line names it)")
 	fs.StringVar(&f.algo, "algo", "gcra", "algorithm limiting each key, any case (see ratebench list)")
 	aliasVar(fs, "algos", "algo")
-	fs.Int64Var(&f.limit, "limit", 100, "limit L: requests per window, per key")
-	durationVar(fs, &f.window, "window", time.Second, "window W")
-	fs.Int64Var(&f.burst, "burst", 0, "burst B (default: L)")
+	f.policy = defaultPolicy
+	f.policy.register(fs, texts{"limit": "limit L: requests per window, per key"})
 	f.backendFlags.register(fs)
 	fs.StringVar(&f.backendFlags.prefix, "prefix", "ratebench:serve", "Redis key prefix or SQLite scope of the quota: servers with the same one share it")
 	fs.StringVar(&f.trust, "trust-proxy", "", "comma-separated CIDRs (or addresses) of reverse proxies whose forwarding header is believed")
@@ -70,20 +67,20 @@ func (f *serveFlags) middleware() (*httplimit.Middleware, func() error, error) {
 	if _, err := net.LookupPort("tcp", port); err != nil {
 		return nil, nil, usagef("-addr %q: port %q is not a number from 0 to 65535 or a service name", f.addr, port)
 	}
-	if f.burst < 0 {
-		return nil, nil, usagef("-burst %d must be >= 1", f.burst)
+	if f.policy.burst < 0 {
+		return nil, nil, usagef("-burst %d must be >= 1", f.policy.burst)
 	}
-	p, err := algorithms.Policy{Limit: f.limit, Window: f.window, Burst: f.burst}.Validate()
-	if err != nil {
-		return nil, nil, usagef("%v", err)
-	}
-	trusted, err := parsePrefixes(f.trust)
+	p, err := f.policy.policy()
 	if err != nil {
 		return nil, nil, err
 	}
-	keyFn, err := parseKey(f.key)
+	trusted, err := httplimit.ParseTrustedProxies(f.trust)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, usagef("-trust-proxy %v", err)
+	}
+	keyFn, err := httplimit.ParseKey(f.key)
+	if err != nil {
+		return nil, nil, usagef("-key %v", err)
 	}
 	lim, closeFn, err := f.limiter(p)
 	if err != nil {
@@ -132,7 +129,7 @@ func (f *serveFlags) limiter(p algorithms.Policy) (algorithms.Limiter, func() er
 		return l, func() error { return nil }, nil
 	}
 	for _, name := range []string{"max-keys", "on-full"} {
-		if f.given(name) {
+		if isSet(f.fs, name) {
 			return nil, nil, usagef("-%s bounds the in-memory key table: -backend %s keeps its keys itself", name, b.Display)
 		}
 	}
@@ -167,64 +164,16 @@ func (f *serveFlags) keyTable() (keyed.Options, error) {
 	if f.maxKeys < 1 {
 		return keyed.Options{}, usagef("-max-keys %d must be >= 1", f.maxKeys)
 	}
-	opts := keyed.Options{MaxKeys: f.maxKeys}
-	switch f.onFull {
-	case keyed.Reject.String():
-		opts.OnFull = keyed.Reject
-	case keyed.EvictLossy.String():
-		opts.OnFull = keyed.EvictLossy
-	default:
-		return keyed.Options{}, usagef("-on-full %q: want %v or %v", f.onFull, keyed.Reject, keyed.EvictLossy)
+	onFull, err := keyed.ParseOnFull(f.onFull)
+	if err != nil {
+		return keyed.Options{}, usagef("-on-full %v", err)
 	}
-	return opts, nil
-}
-
-// given reports whether the flag name was on the command line.
-func (f *serveFlags) given(name string) bool {
-	set := false
-	if f.fs != nil {
-		f.fs.Visit(func(fl *flag.Flag) { set = set || fl.Name == name })
-	}
-	return set
+	return keyed.Options{MaxKeys: f.maxKeys, OnFull: onFull}, nil
 }
 
 // serveBackendWorkers sizes the Redis pool for concurrent requests, which
 // then share pipelines.
 const serveBackendWorkers = 64
-
-// parsePrefixes parses "CIDR,CIDR,...": a bare address is a prefix of
-// itself alone.
-func parsePrefixes(s string) ([]netip.Prefix, error) {
-	var out []netip.Prefix
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		if p, err := netip.ParsePrefix(part); err == nil {
-			out = append(out, p)
-			continue
-		}
-		a, err := netip.ParseAddr(part)
-		if err != nil {
-			return nil, usagef("-trust-proxy %q: not a CIDR (e.g. 10.0.0.0/8) or an address", part)
-		}
-		out = append(out, netip.PrefixFrom(a, a.BitLen()))
-	}
-	return out, nil
-}
-
-// parseKey parses -key: "" for the client IP, or "header:NAME".
-func parseKey(s string) (httplimit.KeyFunc, error) {
-	if s == "" {
-		return nil, nil
-	}
-	name, ok := strings.CutPrefix(s, "header:")
-	if !ok || !validHeaderName(name) {
-		return nil, usagef("-key %q: want header:NAME, e.g. header:X-API-Key", s)
-	}
-	return httplimit.KeyHeader(name), nil
-}
 
 func (e *env) serveCommand() *command {
 	c := &command{name: "serve", summary: "serve a demo endpoint behind the rate-limit middleware, logging admitted and rejected per second",
@@ -232,19 +181,16 @@ func (e *env) serveCommand() *command {
 			"ratebench serve -algo gcra -limit 100 -window 1s -addr 127.0.0.1:8080",
 			"ratebench serve -algo fixed-window -backend redis://127.0.0.1:6379   # replicas sharing one quota",
 		},
-		fs: flag.NewFlagSet("serve", flag.ContinueOnError)}
+		noArgs: true, fs: flag.NewFlagSet("serve", flag.ContinueOnError)}
 	var f serveFlags
 	f.register(c.fs)
 	c.run = func(ctx context.Context, args []string) error {
-		if len(args) > 0 {
-			return usagef("unexpected argument %q", args[0])
-		}
 		f.wrap = e.wrapLimiter
 		algo, err := oneAlgo(f.algo)
 		if err != nil {
 			return err
 		}
-		f.algo = cmpOr(algo, "gcra")
+		f.algo = cmp.Or(algo, "gcra")
 		mw, closeFn, err := f.middleware()
 		if err != nil {
 			return err
@@ -267,7 +213,7 @@ func (e *env) serve(ctx context.Context, ln net.Listener, mw *httplimit.Middlewa
 	if f.keyed != nil {
 		table = fmt.Sprintf(", at most %d keys, %s when full", f.maxKeys, f.onFull)
 	}
-	fmt.Fprintf(e.stderr, "listening on http://%s (%s on %s, limit %d per %v per key%s)\n", ln.Addr(), f.algo, f.display, f.limit, f.window, table)
+	fmt.Fprintf(e.stderr, "listening on http://%s (%s on %s, limit %d per %v per key%s)\n", ln.Addr(), f.algo, f.display, f.policy.limit, f.policy.window, table)
 	err := serve.Run(ctx, ln, mw, f.timeouts, e.stderr)
 	s := mw.Stats()
 	lossy := ""

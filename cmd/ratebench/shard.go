@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"strconv"
 	"time"
 
@@ -73,17 +72,7 @@ func parseInstant(s string) (time.Time, error) {
 
 // meta is the shard as result.json records it; nil for a whole run
 // without -start-at.
-func (r shardRun) meta() *result.Shard {
-	if r.sh.Whole() && r.at.IsZero() {
-		return nil
-	}
-	m := &result.Shard{Index: r.sh.I, Count: max(r.sh.N, 1), ClockErrorNS: int64(r.clockErr)}
-	if !r.at.IsZero() {
-		m.StartAtUnixNS = r.at.UnixNano()
-	}
-	m.Host, _ = os.Hostname()
-	return m
-}
+func (r shardRun) meta() *result.Shard { return result.ShardOf(r.sh.I, r.sh.N, r.at, r.clockErr) }
 
 // balance says when one shard expects much more than 1/N of src's
 // arrivals (more than 1.5/N): that host carries more of the load.
@@ -107,15 +96,7 @@ func (r shardRun) wait(ctx context.Context) bool {
 }
 
 // lagWarnings say which passes began more than -max-start-lag after the
-// start -start-at planned for them (Live.StartLagNS).
+// start -start-at planned for them.
 func (r shardRun) lagWarnings(runs []result.Run) []result.Warning {
-	var out []result.Warning
-	for _, run := range runs {
-		if l := run.Live; l != nil && time.Duration(l.StartLagNS) > r.maxLag {
-			sh := &result.Shard{Index: r.sh.I, Count: max(r.sh.N, 1), StartAtUnixNS: r.at.UnixNano()}
-			out = append(out, result.Warning{Kind: result.WarnStartLag, Run: run.Label(), Shard: sh,
-				StartLagNS: l.StartLagNS, MaxStartLagNS: int64(r.maxLag)})
-		}
-	}
-	return out
+	return result.StartLagWarnings(runs, r.sh.I, r.sh.N, r.at, r.maxLag)
 }

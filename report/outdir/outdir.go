@@ -292,3 +292,21 @@ func WriteFit(dir string, f *fit.Result, res *result.Result) error {
 	}
 	return nil
 }
+
+// CompareDir is where a comparison of the folders a and b goes by
+// default: compare-<A>-vs-<B> in a's parent folder, beside the inputs
+// rather than inside one. A folder named "." or ".." is named by its
+// absolute path.
+func CompareDir(a, b string) string {
+	absolute := func(p string) string {
+		p = filepath.Clean(p)
+		if base := filepath.Base(p); base == "." || base == ".." {
+			if abs, err := filepath.Abs(p); err == nil {
+				return abs
+			}
+		}
+		return p
+	}
+	a, b = absolute(a), absolute(b)
+	return filepath.Join(filepath.Dir(a), "compare-"+filepath.Base(a)+"-vs-"+filepath.Base(b))
+}

@@ -208,3 +208,24 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+func TestCompareDir(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, a, b, want string
+	}{
+		{name: "siblings", a: "results/before", b: "results/after", want: filepath.Join("results", "compare-before-vs-after")},
+		{name: "trailing slashes", a: "results/before/", b: "other/after/", want: filepath.Join("results", "compare-before-vs-after")},
+		{name: "the current folder", a: ".", b: "../x", want: filepath.Join(filepath.Dir(wd), "compare-"+filepath.Base(wd)+"-vs-x")},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := outdir.CompareDir(tc.a, tc.b); got != tc.want {
+				t.Errorf("CompareDir(%q, %q) = %q, want %q", tc.a, tc.b, got, tc.want)
+			}
+		})
+	}
+}
