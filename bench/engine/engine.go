@@ -1,5 +1,5 @@
 // Package engine puts the two engines a run can drive its targets with,
-// bench.Simulate (virtual time) and bench.Live (real time), behind one
+// bench.Simulate (virtual time) and live.Run (real time), behind one
 // value, so that a command chooses one once and runs it the same way.
 package engine
 
@@ -21,7 +21,7 @@ type Engine struct {
 // Sim is the engine of virtual time, deterministic (bench.Simulate).
 var Sim = Engine{}
 
-// Live is the engine of real goroutines and clock (bench.Live) with
+// Live is the engine of real goroutines and clock (live.Run) with
 // workers senders and at most maxInFlight arrivals in flight; its first
 // pass starts at start when that is not zero, and every later pass in
 // its slot after it.
