@@ -2,9 +2,6 @@ package live_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +9,7 @@ import (
 	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/bench"
 	"github.com/ratebench/ratebench/bench/live"
+	"github.com/ratebench/ratebench/bench/result/resulttest"
 	"github.com/ratebench/ratebench/workload"
 )
 
@@ -37,23 +35,9 @@ func TestConfigErrors(t *testing.T) {
 }
 
 // TestNoFlagNames: the engine states what happened; only the command line
-// knows its flags and names them, so bench's own code names none.
+// knows its flags and names them, so the engine's own code names none.
 func TestNoFlagNames(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	flag := regexp.MustCompile(`"[^"]*-(rate|workers|max-inflight|connections|backend-timeout|on-full|max-keys)\b`)
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m := flag.Find(data); m != nil {
-			t.Errorf("%s names a flag: %s", f, m)
-		}
+	for _, m := range resulttest.SourceMatches(t, resulttest.FlagName) {
+		t.Errorf("names a flag: %s", m)
 	}
 }

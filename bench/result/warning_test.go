@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/ratebench/ratebench/bench/result"
@@ -162,21 +161,8 @@ func TestReadCommittedResults(t *testing.T) {
 // TestNoSentenceConstants: package result states warnings as records and
 // keeps no sentence for report to say; its string constants are names.
 func TestNoSentenceConstants(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
 	sentence := regexp.MustCompile(`(?m)^\t?(const )?\w+( \w+)? = "[^"\n]* [^"\n]* [^"\n]* [^"\n]*"`)
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m := sentence.Find(data); m != nil {
-			t.Errorf("%s holds a sentence constant: %s", f, m)
-		}
+	for _, m := range resulttest.SourceMatches(t, sentence) {
+		t.Errorf("holds a sentence constant: %s", m)
 	}
 }

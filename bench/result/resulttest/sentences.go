@@ -1,9 +1,12 @@
 package resulttest
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
+	"testing"
 
 	"github.com/ratebench/ratebench/bench/result"
 )
@@ -39,3 +42,33 @@ func Sentences(w result.Warning) []string {
 	}
 	return out
 }
+
+// SourceMatches returns, for each non-test Go file of the current folder
+// (a package's own, when called from its tests), the first match of re,
+// as "file: match"; none when no file matches. A test fails on any.
+func SourceMatches(t testing.TB, re *regexp.Regexp) []string {
+	t.Helper()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := re.Find(data); m != nil {
+			found = append(found, f+": "+string(m))
+		}
+	}
+	return found
+}
+
+// FlagName matches a string literal that names one of the command line's
+// flags: only the command line knows them, so the engines and result.json
+// state what happened and leave the advice to it.
+var FlagName = regexp.MustCompile(`"[^"]*-(rate|workers|max-inflight|connections|backend-timeout|on-full|max-keys)\b`)
