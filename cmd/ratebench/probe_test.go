@@ -30,6 +30,12 @@ import (
 // beyond that is timing jitter between client and server, not a defect of
 // the fit. The sliding log and counter are probed by TestCorpus, at
 // windows that are not whole seconds.
+//
+// A shared host can stall client and server for tens of milliseconds,
+// which blurs the probe's timing: the probe then says it is unsure, and
+// why, rather than give a verdict it cannot stand behind. A case whose
+// probe is unsure is probed once more, against a new server, and only
+// that second probe is judged; a sure verdict is judged at once.
 func TestProbeServe(t *testing.T) {
 	for _, tc := range []struct {
 		algo         string
@@ -48,22 +54,17 @@ func TestProbeServe(t *testing.T) {
 			if tc.burst > 0 {
 				args = append(args, "-burst", strconv.FormatInt(tc.burst, 10))
 			}
-			var log decisionLog
-			s := startServeWrapped(t, log.wrap, args...)
-			dir := t.TempDir()
-			out := filepath.Join(dir, "probe")
-			began := time.Now()
-			code, stdout, stderr := runCLI(t, dir, append([]string{"probe", "-url", s.url, "-no-report", "-out", out}, tc.probeArgs...)...)
+			a := probeServeOnce(t, args, tc.probeArgs)
+			if p := a.res.Probe; p != nil && p.Confidence != result.Sure {
+				t.Logf("first probe, exit %d, not sure; probing a new server once more: %s", a.code, p.Sentence)
+				a = probeServeOnce(t, args, tc.probeArgs)
+			}
+			code, stdout, stderr, res, took, log := a.code, a.stdout, a.stderr, a.res, a.took, a.log
 			if code != tc.exit {
 				t.Fatalf("exit %d, want %d: %s", code, tc.exit, stderr)
 			}
 			if want := map[int]string{0: "expect: as expected", 1: "expect: contradicted: it behaves like fixed-window"}[tc.exit]; slices.Contains(tc.probeArgs, "-expect") && !strings.Contains(stdout, want) {
 				t.Errorf("stdout does not say %q:\n%s", want, stdout)
-			}
-			took := time.Since(began)
-			res, err := result.ReadFile(filepath.Join(out, "result.json"))
-			if err != nil {
-				t.Fatal(err)
 			}
 			p := res.Probe
 			if p == nil {
@@ -108,6 +109,37 @@ func TestProbeServe(t *testing.T) {
 			}
 		})
 	}
+}
+
+// probeAttempt is one probe of a new `ratebench serve`: what the probe
+// printed and wrote, how long it took, and the server's decisions.
+type probeAttempt struct {
+	code           int
+	stdout, stderr string
+	res            *result.Result
+	took           time.Duration
+	log            *decisionLog
+}
+
+// probeServeOnce starts `ratebench serve` with serveArgs and probes it
+// with probeArgs (plus -no-report), failing t if no result.json reads
+// back.
+func probeServeOnce(t *testing.T, serveArgs, probeArgs []string) probeAttempt {
+	t.Helper()
+	log := &decisionLog{}
+	s := startServeWrapped(t, log.wrap, serveArgs...)
+	defer s.stop(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "probe")
+	began := time.Now()
+	code, stdout, stderr := runCLI(t, dir, append([]string{"probe", "-url", s.url, "-no-report", "-out", out}, probeArgs...)...)
+	a := probeAttempt{code: code, stdout: stdout, stderr: stderr, took: time.Since(began), log: log}
+	res, err := result.ReadFile(filepath.Join(out, "result.json"))
+	if err != nil {
+		t.Fatalf("exit %d: %v: %s", code, err, stderr)
+	}
+	a.res = res
+	return a
 }
 
 // decisionLog records every decision of a server's limiter, with the
