@@ -56,8 +56,9 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 const serveMaxKeys = 1 << 20
 
 // middleware checks the flags and builds the rate limiter and a function
-// that releases its backend. Bad flags are usage errors; an unreachable
-// backend is not.
+// that releases its backend. Bad flags and an unreachable backend are
+// usage errors (exit 2), as for run; a backend reached that then fails
+// to make the limiter is not.
 func (f *serveFlags) middleware() (*httplimit.Middleware, func() error, error) {
 	_, port, err := net.SplitHostPort(f.addr)
 	if err != nil {
@@ -133,12 +134,10 @@ func (f *serveFlags) limiter(p algorithms.Policy) (algorithms.Limiter, func() er
 			return nil, nil, usagef("-%s bounds the in-memory key table: -backend %s keeps its keys itself", name, b.Display)
 		}
 	}
-	switch {
-	case f.redisTime != "arg" && f.redisTime != "server":
-		return nil, nil, usagef("-redis-time %q: want arg or server", f.redisTime)
-	case f.timeout <= 0:
-		return nil, nil, usagef("-backend-timeout %v must be > 0", f.timeout)
-	case f.prefix == "":
+	if err := f.backendFlags.check(); err != nil {
+		return nil, nil, err
+	}
+	if f.prefix == "" {
 		return nil, nil, usagef("-prefix must not be empty")
 	}
 	opts := backend.Options{Timeout: f.timeout, ServerTime: f.redisTime == "server", Live: true,
