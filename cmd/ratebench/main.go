@@ -118,8 +118,26 @@ func main() {
 		fmt.Fprintf(os.Stderr, "ratebench: %v again: exiting without writing\n", second)
 		os.Exit(128 + int(second))
 	}()
-	e := &env{stdout: os.Stdout, stderr: os.Stderr, args: os.Args}
+	// A reader that goes away (`| head`, a pager quit early) must not
+	// cost a run the folder it has yet to write: with SIGPIPE ignored, a
+	// write to its pipe fails instead of killing the process, and
+	// readerGone drops what no one will read.
+	signal.Ignore(syscall.SIGPIPE)
+	e := &env{stdout: readerGone{os.Stdout}, stderr: readerGone{os.Stderr}, args: os.Args}
 	os.Exit(e.main(ctx, os.Args[1:]))
+}
+
+// readerGone is w, whose writes succeed once its reader has closed the
+// pipe (EPIPE): what a command prints is a courtesy, its folder the
+// record, and the one must not stop the other.
+type readerGone struct{ w io.Writer }
+
+func (r readerGone) Write(p []byte) (int, error) {
+	n, err := r.w.Write(p)
+	if errors.Is(err, syscall.EPIPE) {
+		return len(p), nil
+	}
+	return n, err
 }
 
 // main runs one command and returns the exit status: 0, 1 for a failure,

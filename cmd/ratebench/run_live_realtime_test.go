@@ -98,15 +98,8 @@ func TestLiveInterruptSignal(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no SIGINT or SIGTERM to send on Windows")
 	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("no go tool to build ratebench with: %v", err)
-	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "ratebench")
-	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildRatebench(t, dir)
 	for _, tc := range []struct {
 		sig  syscall.Signal
 		code int
@@ -171,5 +164,48 @@ func TestLiveStopsAtItsEnd(t *testing.T) {
 	r := res.Runs[0]
 	if l := r.Live; l.Scheduled != r.Offered+l.Dropped+l.Unsent || l.Scheduled < 4_900_000 {
 		t.Errorf("scheduled %d, offered %d, dropped %d, unsent %d: want them to add up to the 5e6 due", l.Scheduled, r.Offered, l.Dropped, l.Unsent)
+	}
+}
+
+// buildRatebench builds the command into dir and returns its path.
+func buildRatebench(t *testing.T, dir string) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("no go tool to build ratebench with: %v", err)
+	}
+	bin := filepath.Join(dir, "ratebench")
+	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestReaderGone: a built ratebench whose stdout is a pipe nobody reads
+// any more (`ratebench run ... | head -1` once head has its line) still
+// writes its whole folder and exits 0: a broken pipe neither kills it
+// (SIGPIPE) nor stops the writing.
+func TestReaderGone(t *testing.T) {
+	dir := t.TempDir()
+	bin := buildRatebench(t, dir)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close() // the reader is gone before the first line
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(bin, "run", "-algos", "gcra,fixed-window", "-workload", "boundary", "-out", out)
+	cmd.Stdout = w
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	w.Close()
+	if err != nil {
+		t.Fatalf("%v: %s", err, stderr.String())
+	}
+	for _, name := range []string{"result.json", "report.html"} {
+		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
+			t.Errorf("%s not written: %v", name, err)
+		}
 	}
 }
