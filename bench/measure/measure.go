@@ -74,9 +74,9 @@ type Summary struct {
 	lastKey   string           // its name, as the row gave it
 	pending   servedHeap
 	lat       *hdrhistogram.Histogram
-	waited    bool // some row's done is after its sent
-	prev      int64
-	end       int64
+	waited    bool  // some row's done is after its sent
+	prev      int64 // the instant the last row counted at
+	end       int64 // the latest service counted, which may be after prev
 	reordered int64
 	falseAdm  int64
 	falseRej  int64
@@ -138,7 +138,6 @@ func (s *Summary) Add(r *call.Row) {
 		at = s.prev
 	}
 	s.prev = at
-	s.end = max(s.end, at)
 	if s.c.Served {
 		s.release(at)
 	}
@@ -239,13 +238,13 @@ func (s *Summary) release(now int64) {
 	for len(s.pending) > 0 && s.pending[0].at <= now {
 		x := heap.Pop(&s.pending).(pending)
 		s.admit(x.key, x.at, x.cost)
+		s.end = max(s.end, x.at)
 	}
 }
 
 func (s *Summary) admit(ks *result.KeyTally, at, cost int64) {
 	s.admitted = addBin(s.admitted, at/s.c.Bin, cost)
 	ks.Span.Add(at, cost)
-	s.end = max(s.end, at)
 }
 
 // Counts is what was offered and admitted so far, for a progress bar.
@@ -255,7 +254,7 @@ func (s *Summary) Counts() (offered, admitted int64) { return s.run.Offered, s.r
 func (s *Summary) Reordered() int64 { return s.reordered }
 
 // End is the latest instant counted so far (ns).
-func (s *Summary) End() int64 { return s.end }
+func (s *Summary) End() int64 { return max(s.prev, s.end) }
 
 // Finish counts the services still pending and returns the run; duration
 // (ns) is the length of the run: the series has at least duration/Bin
@@ -273,7 +272,7 @@ func (s *Summary) Finish(duration int64) (result.Run, error) {
 		}
 	}
 	if duration <= 0 {
-		duration = s.end + 1
+		duration = s.End() + 1
 	}
 	bin := s.c.Bin
 	n := max(int64(len(s.admitted)), int64(len(s.rejected)), (duration+bin-1)/bin, 1)
