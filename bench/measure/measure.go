@@ -172,13 +172,16 @@ func (s *Summary) Add(r *call.Row) {
 	s.run.Admitted++
 	s.run.AdmittedCost += cost
 	ks.Admitted++
-	if !s.c.Served {
-		s.admit(ks, at, cost)
+	if s.c.Served {
+		served := max(int64(r.Done), at)
+		_ = s.lat.RecordValue(min(max(served-at, result.HistLowest), result.HistHighest))
+		heap.Push(&s.pending, pending{at: served, cost: cost, key: ks})
 		return
 	}
-	served := max(int64(r.Done), at)
-	_ = s.lat.RecordValue(min(max(served-at, result.HistLowest), result.HistHighest))
-	heap.Push(&s.pending, pending{at: served, cost: cost, key: ks})
+	// admit, written out: a meter's admission is most rows, and admit is
+	// too big to inline.
+	s.admitted = addBin(s.admitted, at/s.c.Bin, cost)
+	ks.Span.Add(at, cost)
 }
 
 // observe counts what a row says beyond its decision: its HTTP status,
