@@ -153,11 +153,15 @@ func simPass(ctx context.Context, cfg Config, t call.Target, ref *bitset) (*resu
 			break
 		}
 		d, err := lims[route.Next()].Allow(a.At, a.Key, a.Cost)
-		done := a.At
-		if d.Allowed && err == nil {
-			done += d.Delay
+		if err == nil {
+			done := a.At
+			if d.Allowed {
+				done += d.Delay
+			}
+			row.Ruled(a.At, done, a.Key, a.Cost, &d)
+		} else {
+			row.Decided(a.At, a.At, a.Key, a.Cost, d, err)
 		}
-		row.Decided(a.At, done, a.Key, a.Cost, d, err)
 		sum.Add(&row)
 		if cfg.Trace != nil {
 			row.Traced(i, a.At, d, err)

@@ -71,11 +71,12 @@ type Summary struct {
 	rejected  []int64
 	keys      map[string]*result.KeyTally
 	last      *result.KeyTally // the key looked up last
+	lastKey   string           // its name, as the row gave it
 	pending   servedHeap
 	lat       *hdrhistogram.Histogram
-	waited    bool // some row's done is after its sent
-	prev      int64
-	end       int64
+	waited    bool  // some row's done is after its sent
+	prev      int64 // the instant the last row counted at
+	end       int64 // the latest service counted, which may be after prev
 	reordered int64
 	falseAdm  int64
 	falseRej  int64
@@ -103,16 +104,27 @@ func New(c Counting) *Summary {
 	return s
 }
 
+// key returns the tally of key k. Rows mostly come with the key of the
+// row before them, and often with the very same string (a generator's or
+// a parser's), which compares without reading its bytes: so that key, as
+// given, is looked at first, in a check small enough to be inlined into
+// Add; lookup finds the others.
 func (s *Summary) key(k string) *result.KeyTally {
-	if s.last != nil && s.last.Name == k {
+	if s.last != nil && s.lastKey == k {
 		return s.last
 	}
+	return s.lookup(k)
+}
+
+// lookup returns the tally of key k, made if new, and remembers it as the
+// last one looked up.
+func (s *Summary) lookup(k string) *result.KeyTally {
 	ks := s.keys[k]
 	if ks == nil {
 		ks = &result.KeyTally{Name: strings.Clone(k), Span: result.NewSpanMax(s.c.Policy.WindowNS, s.over)}
 		s.keys[ks.Name] = ks
 	}
-	s.last = ks
+	s.last, s.lastKey = ks, k
 	return ks
 }
 
@@ -126,7 +138,6 @@ func (s *Summary) Add(r *call.Row) {
 		at = s.prev
 	}
 	s.prev = at
-	s.end = max(s.end, at)
 	if s.c.Served {
 		s.release(at)
 	}
@@ -161,13 +172,16 @@ func (s *Summary) Add(r *call.Row) {
 	s.run.Admitted++
 	s.run.AdmittedCost += cost
 	ks.Admitted++
-	if !s.c.Served {
-		s.admit(ks, at, cost)
+	if s.c.Served {
+		served := max(int64(r.Done), at)
+		_ = s.lat.RecordValue(min(max(served-at, result.HistLowest), result.HistHighest))
+		heap.Push(&s.pending, pending{at: served, cost: cost, key: ks})
 		return
 	}
-	served := max(int64(r.Done), at)
-	_ = s.lat.RecordValue(min(max(served-at, result.HistLowest), result.HistHighest))
-	heap.Push(&s.pending, pending{at: served, cost: cost, key: ks})
+	// admit, written out: a meter's admission is most rows, and admit is
+	// too big to inline.
+	s.admitted = addBin(s.admitted, at/s.c.Bin, cost)
+	ks.Span.Add(at, cost)
 }
 
 // observe counts what a row says beyond its decision: its HTTP status,
@@ -227,13 +241,13 @@ func (s *Summary) release(now int64) {
 	for len(s.pending) > 0 && s.pending[0].at <= now {
 		x := heap.Pop(&s.pending).(pending)
 		s.admit(x.key, x.at, x.cost)
+		s.end = max(s.end, x.at)
 	}
 }
 
 func (s *Summary) admit(ks *result.KeyTally, at, cost int64) {
 	s.admitted = addBin(s.admitted, at/s.c.Bin, cost)
 	ks.Span.Add(at, cost)
-	s.end = max(s.end, at)
 }
 
 // Counts is what was offered and admitted so far, for a progress bar.
@@ -243,7 +257,7 @@ func (s *Summary) Counts() (offered, admitted int64) { return s.run.Offered, s.r
 func (s *Summary) Reordered() int64 { return s.reordered }
 
 // End is the latest instant counted so far (ns).
-func (s *Summary) End() int64 { return s.end }
+func (s *Summary) End() int64 { return max(s.prev, s.end) }
 
 // Finish counts the services still pending and returns the run; duration
 // (ns) is the length of the run: the series has at least duration/Bin
@@ -261,7 +275,7 @@ func (s *Summary) Finish(duration int64) (result.Run, error) {
 		}
 	}
 	if duration <= 0 {
-		duration = s.end + 1
+		duration = s.End() + 1
 	}
 	bin := s.c.Bin
 	n := max(int64(len(s.admitted)), int64(len(s.rejected)), (duration+bin-1)/bin, 1)
