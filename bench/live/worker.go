@@ -303,7 +303,7 @@ func (w *liveWorker) next() (liveJob, bool) {
 			w.serveDue()
 		}
 		if !w.registered {
-			j, ok, open := w.p.disp.take(w)
+			j, ok, open := w.p.disp.take(w.inbox)
 			if ok || !open {
 				return j, ok
 			}
