@@ -54,7 +54,7 @@ type liveCollector struct {
 func newLiveCollector(p *livePass, ref algorithms.Limiter) *liveCollector {
 	c := &liveCollector{
 		p: p, ref: ref,
-		queues: make([][]liveRec, len(p.workers)), heads: make([]int, len(p.workers)),
+		queues: make([][]liveRec, len(p.gauges)), heads: make([]int, len(p.gauges)),
 	}
 	if p.rows {
 		var to tee
@@ -176,12 +176,13 @@ func (c *liveCollector) loop(stop <-chan struct{}, done chan<- struct{}, bar cal
 func (c *liveCollector) step() int64 {
 	now := int64(c.p.elapsed())
 	low := now
-	for _, w := range c.p.workers {
-		f := w.floor.Load()
+	for i := range c.p.gauges {
+		g := &c.p.gauges[i]
+		f := g.floor.Load()
 		low = min(low, f)
 		if f != idleFloor && now-f > int64(flushAge) {
 			select {
-			case w.kick <- struct{}{}:
+			case g.kick <- struct{}{}:
 			default:
 			}
 		}

@@ -79,12 +79,12 @@ func TestCollectorOrder(t *testing.T) {
 		}
 		pass.chunks <- liveChunk{worker: worker, recs: recs}
 	}
-	for _, w := range pass.workers {
-		w.floor.Store(idleFloor)
+	for i := range pass.gauges {
+		pass.gauges[i].floor.Store(idleFloor)
 	}
 	send(0, 10, 20, 30)
 	send(1, 15, 25)
-	pass.workers[2].floor.Store(22) // worker 2 holds a decision at 22 or later
+	pass.gauges[2].floor.Store(22) // worker 2 holds a decision at 22 or later
 	c.receive(nil)
 	c.emit(22)
 	if got, _ := c.sum.Counts(); got != 3 {

@@ -40,6 +40,7 @@ type livePass struct {
 	planned   time.Time // the start StartAt plans for this pass; zero: none
 	start     time.Time
 	lag       time.Duration // how long after planned the pass began
+	gauges    []gauge       // one per worker, by id
 	workers   []*liveWorker
 	disp      *dispatch
 	chunks    chan liveChunk
@@ -93,9 +94,10 @@ func newLivePass(cfg Config, t call.Target, lims []algorithms.Limiter, exec call
 	}
 	p.rows = !calibrate && (cfg.Trace != nil || exec != nil)
 	p.drainEnd.Store(math.MaxInt64)
+	p.gauges = newGauges(n)
 	p.workers = make([]*liveWorker, n)
 	for i := range p.workers {
-		p.workers[i] = newLiveWorker(p, i)
+		p.workers[i] = newLiveWorker(p, i, &p.gauges[i])
 	}
 	return p
 }

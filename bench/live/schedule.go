@@ -185,8 +185,8 @@ func countUntil(ctx context.Context, stream workload.Stream, until time.Duration
 // completed sums the workers' completions.
 func (p *livePass) completed() int64 {
 	var n int64
-	for _, w := range p.workers {
-		n += w.completed.Load()
+	for i := range p.gauges {
+		n += p.gauges[i].completed.Load()
 	}
 	return n
 }

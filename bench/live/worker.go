@@ -123,24 +123,44 @@ type flying struct {
 	row      call.Row
 }
 
-// liveWorker calls the limiters for the jobs it takes. Its histograms and
-// buffer are its own; floor and completed are read by the collector and
-// the scheduler. Not safe for concurrent use apart from those two.
-type liveWorker struct {
+// gauge is what a worker shows the rest of its pass: floor and completed,
+// which the worker alone writes and the collector and the scheduler read,
+// and kick, on which the collector nudges the worker to hand over an old
+// buffer. The pass makes the gauges, hands each worker its own and the
+// collector and the scheduler all of them. Padded so that two workers'
+// gauges never share a cache line. Safe for concurrent use.
+type gauge struct {
 	_ [64]byte
-	// floor is a lower bound of the instant of any decision of this
-	// worker not yet handed to the collector: the sent time of the job
-	// that started the current buffer, or idleFloor.
-	floor     atomic.Int64
+	// floor is a lower bound of the instant (ns of the pass's clock) of
+	// any decision of this worker not yet handed to the collector: the
+	// sent time of the job that started the current buffer, or idleFloor.
+	floor atomic.Int64
+	// completed counts the worker's requests done.
 	completed atomic.Int64
-	_         [48]byte
+	kick      chan struct{}
+	_         [40]byte
+}
 
+// newGauges makes n gauges, each with its floor at idleFloor.
+func newGauges(n int) []gauge {
+	gs := make([]gauge, n)
+	for i := range gs {
+		gs[i].floor.Store(idleFloor)
+		gs[i].kick = make(chan struct{}, 1)
+	}
+	return gs
+}
+
+// liveWorker calls the limiters for the jobs it takes. Its histograms and
+// buffer are its own; what others read of it is in its gauge. Not safe
+// for concurrent use.
+type liveWorker struct {
 	p          *livePass
 	id         int
+	g          *gauge       // its own, written by it alone
 	inbox      chan liveJob // from the dispatch, while registered as idle
 	registered bool         // in the dispatch's idle stack
-	kick       chan struct{}
-	buf        []liveRec // over local: the decisions not yet handed over
+	buf        []liveRec    // over local: the decisions not yet handed over
 	local      [chunkSize]liveRec
 	n          int64
 	lastNow    time.Duration
@@ -161,10 +181,9 @@ type liveWorker struct {
 	lastSent int64 // the instant of the decision handed to the buffer last
 }
 
-func newLiveWorker(p *livePass, id int) *liveWorker {
-	w := &liveWorker{p: p, id: id, inbox: make(chan liveJob, 1), kick: make(chan struct{}, 1)}
+func newLiveWorker(p *livePass, id int, g *gauge) *liveWorker {
+	w := &liveWorker{p: p, id: id, g: g, inbox: make(chan liveJob, 1)}
 	w.buf = w.local[:0]
-	w.floor.Store(idleFloor)
 	w.res = workerResult{id: id, lat: result.NewHistogram(), svc: result.NewHistogram(), late: result.NewHistogram()}
 	if p.calibrate {
 		w.res.overhead, w.res.batches, w.res.flushes = result.NewHistogram(), result.NewHistogram(), result.NewHistogram()
@@ -216,7 +235,7 @@ func (w *liveWorker) run() {
 func (w *liveWorker) do(j liveJob) {
 	p := w.p
 	if len(w.buf) == 0 {
-		w.floor.Store(int64(j.sent))
+		w.g.floor.Store(int64(j.sent))
 	}
 	start := p.elapsed()
 	d, err := p.lims[j.replica].Allow(start, j.key, j.cost)
@@ -261,7 +280,7 @@ func (w *liveWorker) finish(at, start, done, late time.Duration) {
 	w.note(sample{lat: int64(done - at), svc: int64(done - start), late: int64(late)})
 	w.lastNow = done
 	w.n++
-	w.completed.Store(w.n)
+	w.g.completed.Store(w.n)
 }
 
 // note keeps m for the next batch.
@@ -324,7 +343,7 @@ func (w *liveWorker) next() (liveJob, bool) {
 			return j, ok
 		case o := <-w.outcomes: // nil, and never ready, without an executor
 			w.complete(o)
-		case <-w.kick:
+		case <-w.g.kick:
 			if len(w.buf) > 0 {
 				w.flush()
 			}
@@ -356,7 +375,7 @@ func (w *liveWorker) setFloor() {
 	if len(w.flying) > 0 {
 		f = min(f, int64(w.flying[0].sent))
 	}
-	w.floor.Store(f)
+	w.g.floor.Store(f)
 }
 
 // start hands job j to the executor. The oldest request in flight keeps
@@ -365,7 +384,7 @@ func (w *liveWorker) start(j liveJob) {
 	p := w.p
 	w.flying = append(w.flying, flying{seq: j.seq, at: j.at, sent: j.sent, key: j.key, cost: j.cost})
 	if len(w.flying) == 1 && len(w.buf) == 0 {
-		w.floor.Store(int64(j.sent))
+		w.g.floor.Store(int64(j.sent))
 	}
 	seq := w.headSeq + uint64(len(w.flying)) - 1
 	p.exec.Start(call.Request{Seq: seq, Key: j.key, Cost: j.cost, Policy: p.wantPolicy.Load()}, w.outcomes)
@@ -401,7 +420,7 @@ func (w *liveWorker) complete(o call.Outcome) {
 	if o.Kind == call.KindCanceled { // ended by the interrupt: no latency to speak of
 		w.note(sample{lat: -1, svc: -1, late: int64(late)})
 		w.lastNow, w.n = done, w.n+1
-		w.completed.Store(w.n)
+		w.g.completed.Store(w.n)
 	} else {
 		w.finish(f.at, start, done, late)
 	}
@@ -457,7 +476,7 @@ func (w *liveWorker) land() {
 		select {
 		case o := <-w.outcomes:
 			w.complete(o)
-		case <-w.kick:
+		case <-w.g.kick:
 			if len(w.buf) > 0 {
 				w.flush()
 			}
