@@ -74,7 +74,7 @@ func newLiveCollector(p *livePass, ref algorithms.Limiter) *liveCollector {
 func (c *liveCollector) begin(pol algorithms.Policy, source string) {
 	pol = pol.WithDefaults()
 	c.policy, c.source = pol, source
-	c.p.wantPolicy.Store(false)
+	c.p.board.want.Store(false)
 	t := c.p.target
 	if c.p.cfg.Theory != nil && pol.Limit > 0 { // else no theory either
 		t.Theory = c.p.cfg.Theory(pol)
@@ -115,7 +115,7 @@ func (c *liveCollector) settle() {
 func (c *liveCollector) decide(final bool) bool {
 	cfg := c.p.cfg.Policy
 	given := cfg.Limit > 0 || cfg.Window > 0 || cfg.Burst > 0
-	if got := c.p.policy.Load(); got != nil {
+	if got := c.p.board.got.Load(); got != nil {
 		source := result.PolicyFromServer
 		if given {
 			source = result.PolicyFromBoth
@@ -174,7 +174,7 @@ func (c *liveCollector) loop(stop <-chan struct{}, done chan<- struct{}, bar cal
 // step feeds what is safe to feed and kicks workers idle with an old
 // buffer. The order matters: clock, then floors, then chunks.
 func (c *liveCollector) step() int64 {
-	now := int64(c.p.elapsed())
+	now := int64(c.p.clk.now())
 	low := now
 	for i := range c.p.gauges {
 		g := &c.p.gauges[i]

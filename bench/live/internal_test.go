@@ -48,10 +48,10 @@ func BenchmarkLiveDecision(b *testing.B) {
 					}
 				}
 			}()
-			pass.start = time.Now()
+			w.clk = clock{start: time.Now()}
 			b.ReportAllocs()
 			for b.Loop() {
-				now := pass.elapsed()
+				now := w.clk.now()
 				w.do(liveJob{at: now - time.Microsecond, sent: now, key: "k", cost: 1})
 			}
 		})
