@@ -42,6 +42,7 @@ type livePass struct {
 	gauges    []gauge       // one per worker, by id
 	workers   []*liveWorker
 	disp      *dispatch
+	coll      *liveCollector
 	chunks    chan liveChunk
 	free      chan []liveRec
 	results   chan *workerResult
@@ -55,11 +56,16 @@ type livePass struct {
 	freed chan struct{}
 
 	// rows: the workers make a trace row per request, for the trace
-	// (Config.Trace) and, with an executor, the check of its headers.
-	rows bool
+	// (Config.Trace) and, with an executor, the check of its headers
+	// (headers, fed by the collector).
+	rows    bool
+	headers call.Checker
 }
 
-func newLivePass(cfg Config, t call.Target, lims []algorithms.Limiter, exec call.Executor, calibrate bool) *livePass {
+// newLivePass makes a pass and its stages: the dispatch, the workers (on
+// lims, or through exec) and the collector (with ref, the exact reference,
+// when not nil).
+func newLivePass(cfg Config, t call.Target, lims []algorithms.Limiter, exec call.Executor, ref algorithms.Limiter, calibrate bool) *livePass {
 	n := cfg.Workers
 	p := &livePass{
 		cfg: cfg, target: t, lims: lims, exec: exec, calibrate: calibrate,
@@ -88,6 +94,20 @@ func newLivePass(cfg Config, t call.Target, lims []algorithms.Limiter, exec call
 	for i := range p.workers {
 		p.workers[i] = newLiveWorker(spec, out, i, &p.gauges[i])
 	}
+	in := collectorIn{
+		cfg: cfg, target: t, executor: exec != nil, ref: ref,
+		gauges: p.gauges, chunks: p.chunks, free: p.free, board: p.board, rows: p.rows,
+	}
+	if p.rows {
+		if ce, ok := exec.(call.CheckedExecutor); ok {
+			p.headers = ce.NewChecker()
+			in.tracers = append(in.tracers, p.headers)
+		}
+		if cfg.Trace != nil {
+			in.tracers = append(in.tracers, cfg.Trace)
+		}
+	}
+	p.coll = newLiveCollector(in)
 	return p
 }
 
@@ -105,13 +125,12 @@ func livePassRun(ctx context.Context, cfg Config, t call.Target, at time.Time, c
 			return nil, fmt.Errorf("bench: reference: %w", err)
 		}
 	}
-	p := newLivePass(cfg, t, lims, nil, calibrate)
-	coll := newLiveCollector(p, ref)
-	coll.begin(cfg.Policy, "")
+	p := newLivePass(cfg, t, lims, nil, ref, calibrate)
+	p.coll.begin(cfg.Policy, "")
 	if p.planned = at; !pace.SleepUntil(ctx, at) {
 		return nil, ctx.Err()
 	}
-	run, err := p.run(ctx, coll)
+	run, err := p.run(ctx)
 	if run != nil {
 		run.LossyEvictions = keyed.LossyEvictions(lims)
 	}
@@ -121,7 +140,7 @@ func livePassRun(ctx context.Context, cfg Config, t call.Target, at time.Time, c
 // run schedules the pass's workload (the whole of it, or for the
 // calibration its first cfg.Calibration), then turns what the workers
 // and the collector measured into a Run.
-func (p *livePass) run(ctx context.Context, coll *liveCollector) (*result.Run, error) {
+func (p *livePass) run(ctx context.Context) (*result.Run, error) {
 	cfg := p.cfg
 	stream, err := cfg.Open()
 	if err != nil {
@@ -139,7 +158,7 @@ func (p *livePass) run(ctx context.Context, coll *liveCollector) (*result.Run, e
 		until, total = cfg.Calibration, cfg.Calibration
 	}
 	bar := call.StartBar(cfg.Progress, p.target.Name, int64(total))
-	s, results := p.drive(ctx, coll, stream, until, bar)
+	s, results := p.drive(ctx, stream, until, bar)
 	wall := p.clk.now()
 	bar.Done(s.interrupted)
 
@@ -152,8 +171,9 @@ func (p *livePass) run(ctx context.Context, coll *liveCollector) (*result.Run, e
 	case total <= 0: // a whole replay trace
 		span = s.lastAt + 1
 	}
+	coll := p.coll
 	run, refErr := coll.sum.Finish(int64(max(span, 1)))
-	measure.Name(&run, coll.p.target, coll.firstErr)
+	measure.Name(&run, p.target, coll.firstErr)
 	run.StartUnixNS = p.clk.start.UnixNano()
 	liveMeasures(&run, cfg, s, results, span, wall)
 	run.Live.StartLagNS = int64(p.lag)
@@ -163,7 +183,7 @@ func (p *livePass) run(ctx context.Context, coll *liveCollector) (*result.Run, e
 	run.Live.Reordered = coll.reordered
 	if p.exec != nil {
 		run.DisagreementPct = -1
-		answers(&run, results, s, coll, wall)
+		answers(&run, results, s, p.cfg, coll.source, p.headers, wall)
 	}
 	switch {
 	case s.err != nil:
@@ -192,10 +212,9 @@ func RunExecutor(ctx context.Context, cfg Config, t call.Target, exec call.Execu
 	if err != nil {
 		return result.Run{}, algorithms.Policy{}, err
 	}
-	p := newLivePass(cfg, t, nil, exec, false)
-	coll := newLiveCollector(p, nil)
+	p := newLivePass(cfg, t, nil, exec, nil, false)
 	if pol := cfg.Policy; pol.Limit > 0 && pol.Window > 0 {
-		coll.begin(pol, result.PolicyFromConfig)
+		p.coll.begin(pol, result.PolicyFromConfig)
 	} else {
 		p.board.want.Store(true)
 	}
@@ -211,11 +230,11 @@ func RunExecutor(ctx context.Context, cfg Config, t call.Target, exec call.Execu
 	case cfg.AlignStart > 0 && !alignStart(ctx, cfg.AlignStart):
 		return result.Run{}, cfg.Policy, ctx.Err()
 	}
-	run, err := p.run(ctx, coll)
+	run, err := p.run(ctx)
 	if run == nil {
-		return result.Run{}, coll.policy, err
+		return result.Run{}, p.coll.policy, err
 	}
-	return *run, coll.policy, err
+	return *run, p.coll.policy, err
 }
 
 // alignStart waits for the next multiple of step since the Unix epoch, so
@@ -229,7 +248,7 @@ func alignStart(ctx context.Context, step time.Duration) bool {
 // drive starts the workers and the collector, schedules the arrivals,
 // then stops everything in order and hands the collector's state back to
 // the caller's goroutine, all decisions fed.
-func (p *livePass) drive(ctx context.Context, coll *liveCollector, stream workload.Stream, until time.Duration, bar call.Bar) (schedule, []*workerResult) {
+func (p *livePass) drive(ctx context.Context, stream workload.Stream, until time.Duration, bar call.Bar) (schedule, []*workerResult) {
 	stopColl, collDone := make(chan struct{}), make(chan struct{})
 	p.clk = clock{start: time.Now()}
 	if !p.planned.IsZero() {
@@ -243,7 +262,7 @@ func (p *livePass) drive(ctx context.Context, coll *liveCollector, stream worklo
 	for _, w := range p.workers {
 		go w.run(p.clk)
 	}
-	go coll.loop(stopColl, collDone, bar)
+	go p.coll.loop(p.clk, stopColl, collDone, bar)
 	s := p.schedule(ctx, stream, until)
 	if s.interrupted {
 		p.interrupt()
@@ -254,9 +273,9 @@ func (p *livePass) drive(ctx context.Context, coll *liveCollector, stream worklo
 	s.interrupted = p.stop.stopping.Load() // also when interrupted during the drain
 	close(stopColl)
 	<-collDone
-	coll.receive(reported)
-	coll.emit(math.MaxInt64)
-	coll.settle()
+	p.coll.receive(reported)
+	p.coll.emit(math.MaxInt64)
+	p.coll.settle()
 	return s, results
 }
 
