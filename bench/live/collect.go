@@ -51,8 +51,8 @@ type liveCollector struct {
 }
 
 // collectorIn is what a pass hands its collector: what to build the
-// summary from, and the gauges, channels and leaves it reads. A plain
-// value.
+// summary from, and the gauges, channels and leaves it reads, each safe
+// for concurrent use. A plain value.
 type collectorIn struct {
 	cfg      Config
 	target   call.Target
@@ -68,6 +68,8 @@ type collectorIn struct {
 	tracers tee
 }
 
+// newLiveCollector makes the collector of what in describes; its summary
+// waits for begin.
 func newLiveCollector(in collectorIn) *liveCollector {
 	c := &liveCollector{in: in, queues: make([][]liveRec, len(in.gauges)), heads: make([]int, len(in.gauges))}
 	if in.rows {

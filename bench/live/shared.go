@@ -63,6 +63,7 @@ type stopSignal struct {
 	drainEnd atomic.Int64
 }
 
+// newStopSignal makes a stop signal not yet set, with no drain bound.
 func newStopSignal() *stopSignal {
 	s := &stopSignal{stopped: make(chan struct{}), abandon: make(chan struct{})}
 	s.drainEnd.Store(math.MaxInt64)

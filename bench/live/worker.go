@@ -124,7 +124,8 @@ type flying struct {
 }
 
 // workerSpec is what a pass tells each of its workers: what to call and
-// how to measure it. A plain value, the same for every worker of a pass.
+// how to measure it. A plain value, the same for every worker of a pass,
+// read only once they run.
 type workerSpec struct {
 	lims      []algorithms.Limiter // a limiter pass's, by replica
 	exec      call.Executor        // an executor pass's; nil for limiters
@@ -140,9 +141,9 @@ type workerSpec struct {
 }
 
 // workerWires is what a worker takes its jobs from and hands its output
-// to, all made by its pass and the same for all its workers: the worker
-// takes, sends and reads, and calls none of its pass's or its collector's
-// methods.
+// to, all made by its pass and the same for all its workers, each safe
+// for concurrent use: the worker takes, sends and reads, and calls none of
+// its pass's or its collector's methods.
 type workerWires struct {
 	disp    *dispatch            // its jobs
 	chunks  chan<- liveChunk     // its decisions, to the collector
@@ -186,6 +187,8 @@ type liveWorker struct {
 	lastSent int64 // the instant of the decision handed to the buffer last
 }
 
+// newLiveWorker makes worker id of a pass, with its own gauge g; it runs
+// once run is called.
 func newLiveWorker(spec workerSpec, out workerWires, id int, g *gauge) *liveWorker {
 	w := &liveWorker{spec: spec, out: out, id: id, g: g, inbox: make(chan liveJob, 1)}
 	w.buf = w.local[:0]
