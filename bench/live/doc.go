@@ -17,5 +17,5 @@
 // collector's channel, its result to the pass's, its floor and count to
 // its gauge. The collector only reads chunks and gauges (and nudges an
 // idle worker through its gauge's kick). No stage holds the pass or
-// another stage, and the leaves call nothing.
+// another stage, and the dispatch and the leaves call nothing.
 package live
