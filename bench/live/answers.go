@@ -9,15 +9,17 @@ import (
 )
 
 // answers fills run.HTTP and run.StatusCodes with what an executor
-// pass's answers said; the caller adds what it alone knows (URL, method,
-// client, connections).
-func answers(run *result.Run, results []*workerResult, s schedule, c *liveCollector, wall time.Duration) {
+// pass's answers said (results, the workers'; s, the scheduler's; source,
+// where the policy came from; headers, the check of the answers' claims,
+// or nil; wall, the pass's wall time); the caller adds what it alone
+// knows (URL, method, client, connections).
+func answers(run *result.Run, results []*workerResult, s schedule, cfg Config, source string, headers call.Checker, wall time.Duration) {
 	var a answerCounts
 	for _, r := range results {
 		a.merge(r.answers)
 	}
-	h := &result.HTTPStats{Responses: a.responses, Sent: a.sent, HeldBack: s.held, PolicySource: c.source,
-		Closed: c.p.cfg.Closed, HonorRetryAfter: c.p.cfg.HonorRetryAfter}
+	h := &result.HTTPStats{Responses: a.responses, Sent: a.sent, HeldBack: s.held, PolicySource: source,
+		Closed: cfg.Closed, HonorRetryAfter: cfg.HonorRetryAfter}
 	if len(a.codes) > 0 {
 		run.StatusCodes = make(map[string]int64, len(a.codes))
 		for code, n := range a.codes {
@@ -37,8 +39,8 @@ func answers(run *result.Run, results []*workerResult, s schedule, c *liveCollec
 			h.RetryAfterS[k] = n
 		}
 	}
-	if c.headers != nil {
-		h.Headers = c.headers.Result()
+	if headers != nil {
+		h.Headers = headers.Result()
 	}
 	ended := run.Offered - run.ErrorKinds[call.KindCanceled]
 	h.CompletedRatePerS = float64(ended) / max(wall, 1).Seconds()

@@ -31,16 +31,15 @@ const (
 // most every worker's floor and the clock read before the floors (a call
 // not yet started will read the clock later). Memory is thus bounded by
 // the decisions of about chunkSize per worker or flushAge, whichever
-// comes first. Owned by one goroutine at a time.
+// comes first. It takes only what its pass hands it (collectorIn) and
+// calls no stage's methods. Owned by one goroutine at a time.
 type liveCollector struct {
-	p        *livePass
+	in       collectorIn
 	sum      *measure.Summary // nil until the policy is known
 	policy   algorithms.Policy
-	source   string             // PolicyFrom..., for an executor pass
-	early    []liveRec          // decisions in order, waiting for the policy
-	trace    *traceOrder        // the rows in send order, to the trace and headers
-	headers  call.Checker       // with an executor whose answers make claims
-	ref      algorithms.Limiter // the exact reference, handed to sum
+	source   string      // PolicyFrom..., for an executor pass
+	early    []liveRec   // decisions in order, waiting for the policy
+	trace    *traceOrder // the rows in send order, to the trace and headers
 	firstErr error
 	queues   [][]liveRec
 	heads    []int
@@ -51,21 +50,30 @@ type liveCollector struct {
 	reordered int64
 }
 
-func newLiveCollector(p *livePass, ref algorithms.Limiter) *liveCollector {
-	c := &liveCollector{
-		p: p, ref: ref,
-		queues: make([][]liveRec, len(p.workers)), heads: make([]int, len(p.workers)),
-	}
-	if p.rows {
-		var to tee
-		if ce, ok := p.exec.(call.CheckedExecutor); ok {
-			c.headers = ce.NewChecker()
-			to = append(to, c.headers)
-		}
-		if p.cfg.Trace != nil {
-			to = append(to, p.cfg.Trace)
-		}
-		c.trace = &traceOrder{t: to}
+// collectorIn is what a pass hands its collector: what to build the
+// summary from, and the gauges, channels and leaves it reads, each safe
+// for concurrent use. A plain value.
+type collectorIn struct {
+	cfg      Config
+	target   call.Target
+	executor bool               // an executor pass: its summary counts answers
+	ref      algorithms.Limiter // the exact reference, handed to the summary
+	gauges   []gauge            // the workers', by id: floors to read, kicks to send
+	chunks   <-chan liveChunk   // the workers' decisions
+	free     chan<- []liveRec   // chunks read, back to the workers
+	board    *policyBoard       // the policy an executor's answers advertise
+	// rows: the chunks carry rows, which go in send order to tracers
+	// (the config's trace, an executor's check of its headers).
+	rows    bool
+	tracers tee
+}
+
+// newLiveCollector makes the collector of what in describes; its summary
+// waits for begin.
+func newLiveCollector(in collectorIn) *liveCollector {
+	c := &liveCollector{in: in, queues: make([][]liveRec, len(in.gauges)), heads: make([]int, len(in.gauges))}
+	if in.rows {
+		c.trace = &traceOrder{t: in.tracers}
 	}
 	return c
 }
@@ -74,17 +82,17 @@ func newLiveCollector(p *livePass, ref algorithms.Limiter) *liveCollector {
 func (c *liveCollector) begin(pol algorithms.Policy, source string) {
 	pol = pol.WithDefaults()
 	c.policy, c.source = pol, source
-	c.p.wantPolicy.Store(false)
-	t := c.p.target
-	if c.p.cfg.Theory != nil && pol.Limit > 0 { // else no theory either
-		t.Theory = c.p.cfg.Theory(pol)
+	c.in.board.want.Store(false)
+	cfg, t := &c.in.cfg, c.in.target
+	if cfg.Theory != nil && pol.Limit > 0 { // else no theory either
+		t.Theory = cfg.Theory(pol)
 	}
-	bin := bench.SeriesBin(pol.Window, c.p.cfg.Length(), c.p.cfg.Workload)
-	if c.p.cfg.Bin > 0 {
-		bin = int64(c.p.cfg.Bin)
+	bin := bench.SeriesBin(pol.Window, cfg.Length(), cfg.Workload)
+	if cfg.Bin > 0 {
+		bin = int64(cfg.Bin)
 	}
-	count := measure.For(t, pol, bin, c.p.exec != nil)
-	count.Reference = c.ref
+	count := measure.For(t, pol, bin, c.in.executor)
+	count.Reference = c.in.ref
 	c.sum = measure.New(count)
 }
 
@@ -113,9 +121,9 @@ func (c *liveCollector) settle() {
 // invented from the offered rate. It reports whether the summary has
 // begun.
 func (c *liveCollector) decide(final bool) bool {
-	cfg := c.p.cfg.Policy
+	cfg := c.in.cfg.Policy
 	given := cfg.Limit > 0 || cfg.Window > 0 || cfg.Burst > 0
-	if got := c.p.policy.Load(); got != nil {
+	if got := c.in.board.got.Load(); got != nil {
 		source := result.PolicyFromServer
 		if given {
 			source = result.PolicyFromBoth
@@ -152,8 +160,9 @@ func completed(pol, cfg algorithms.Policy) algorithms.Policy {
 	return pol
 }
 
-// loop steps every collectEvery until stop is closed.
-func (c *liveCollector) loop(stop <-chan struct{}, done chan<- struct{}, bar call.Bar) {
+// loop steps every collectEvery until stop is closed; clk is the pass's
+// clock, started.
+func (c *liveCollector) loop(clk clock, stop <-chan struct{}, done chan<- struct{}, bar call.Bar) {
 	defer close(done)
 	tick := time.NewTicker(collectEvery)
 	defer tick.Stop()
@@ -163,7 +172,7 @@ func (c *liveCollector) loop(stop <-chan struct{}, done chan<- struct{}, bar cal
 			return
 		case <-tick.C:
 		}
-		now := c.step()
+		now := c.step(clk)
 		if i%barEvery == 0 && c.sum != nil {
 			offered, admitted := c.sum.Counts()
 			bar.Update(now, offered, admitted)
@@ -173,15 +182,16 @@ func (c *liveCollector) loop(stop <-chan struct{}, done chan<- struct{}, bar cal
 
 // step feeds what is safe to feed and kicks workers idle with an old
 // buffer. The order matters: clock, then floors, then chunks.
-func (c *liveCollector) step() int64 {
-	now := int64(c.p.elapsed())
+func (c *liveCollector) step(clk clock) int64 {
+	now := int64(clk.now())
 	low := now
-	for _, w := range c.p.workers {
-		f := w.floor.Load()
+	for i := range c.in.gauges {
+		g := &c.in.gauges[i]
+		f := g.floor.Load()
 		low = min(low, f)
 		if f != idleFloor && now-f > int64(flushAge) {
 			select {
-			case w.kick <- struct{}{}:
+			case g.kick <- struct{}{}:
 			default:
 			}
 		}
@@ -196,7 +206,7 @@ func (c *liveCollector) step() int64 {
 func (c *liveCollector) receive(keep []bool) {
 	for {
 		select {
-		case ch := <-c.p.chunks:
+		case ch := <-c.in.chunks:
 			if keep == nil || keep[ch.worker] {
 				c.queues[ch.worker] = append(c.queues[ch.worker], ch.recs...)
 				if c.trace != nil {
@@ -205,7 +215,7 @@ func (c *liveCollector) receive(keep []bool) {
 			}
 			clear(ch.recs)
 			select {
-			case c.p.free <- ch.recs[:0]:
+			case c.in.free <- ch.recs[:0]:
 			default:
 			}
 		default:

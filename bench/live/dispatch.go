@@ -7,20 +7,21 @@ import "sync"
 // idle the longest, whose caches are the coldest; handing each job to the
 // last worker that went idle keeps one worker busy with warm caches at
 // light load and spreads the jobs only when the load needs more workers.
-// Jobs nobody is idle for wait in a FIFO queue, up to a bound. Safe for
-// concurrent use by the scheduler and the workers.
+// Jobs nobody is idle for wait in a FIFO queue, up to a bound. It knows a
+// worker only by its inbox, and calls no one. Safe for concurrent use by
+// the scheduler and the workers.
 type dispatch struct {
 	mu     sync.Mutex
-	idle   []*liveWorker // a stack: the most recently idle last
-	queue  []liveJob     // a ring of jobs waiting for a worker
-	head   int           // queue's first job
-	n      int           // jobs in queue
-	limit  int           // most jobs queued
+	idle   []chan<- liveJob // idle workers' inboxes, a stack: the most recently idle last
+	queue  []liveJob        // a ring of jobs waiting for a worker
+	head   int              // queue's first job
+	n      int              // jobs in queue
+	limit  int              // most jobs queued
 	closed bool
 }
 
 func newDispatch(workers, limit int) *dispatch {
-	return &dispatch{idle: make([]*liveWorker, 0, workers), queue: make([]liveJob, min(limit, 1024)), limit: limit}
+	return &dispatch{idle: make([]chan<- liveJob, 0, workers), queue: make([]liveJob, min(limit, 1024)), limit: limit}
 }
 
 // send hands j to the most recently idle worker, or queues it; false when
@@ -28,10 +29,10 @@ func newDispatch(workers, limit int) *dispatch {
 func (d *dispatch) send(j liveJob) bool {
 	d.mu.Lock()
 	if k := len(d.idle) - 1; k >= 0 {
-		w := d.idle[k]
+		inbox := d.idle[k]
 		d.idle = d.idle[:k]
 		d.mu.Unlock()
-		w.inbox <- j // never blocks: an idle worker's inbox is empty
+		inbox <- j // never blocks: an idle worker's inbox is empty
 		return true
 	}
 	if d.n == len(d.queue) && !d.grow() {
@@ -57,11 +58,12 @@ func (d *dispatch) grow() bool {
 	return true
 }
 
-// take returns the oldest queued job. When none is queued it registers w
-// as idle and returns with ok false and open true: the next job then
-// comes through w.inbox, which is closed at the end. After close, with
-// nothing queued, it returns false, false.
-func (d *dispatch) take(w *liveWorker) (j liveJob, ok, open bool) {
+// take returns the oldest queued job. When none is queued it registers
+// inbox, the calling worker's, as idle and returns with ok false and open
+// true: the next job then comes through inbox, which must have room for
+// one and is closed at the end. After close, with nothing queued, it
+// returns false, false.
+func (d *dispatch) take(inbox chan<- liveJob) (j liveJob, ok, open bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.n > 0 {
@@ -74,7 +76,7 @@ func (d *dispatch) take(w *liveWorker) (j liveJob, ok, open bool) {
 	if d.closed {
 		return j, false, false
 	}
-	d.idle = append(d.idle, w)
+	d.idle = append(d.idle, inbox)
 	return j, false, true
 }
 
@@ -84,8 +86,8 @@ func (d *dispatch) close() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.closed = true
-	for _, w := range d.idle {
-		close(w.inbox)
+	for _, inbox := range d.idle {
+		close(inbox)
 	}
 	d.idle = nil
 }

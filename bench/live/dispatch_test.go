@@ -6,37 +6,38 @@ import (
 )
 
 func TestDispatch(t *testing.T) {
-	newW := func(id int) *liveWorker { return &liveWorker{id: id, inbox: make(chan liveJob, 1)} }
+	// A worker is known to the dispatch by its inbox alone.
+	inboxes := []chan liveJob{make(chan liveJob, 1), make(chan liveJob, 1), make(chan liveJob, 1)}
 	job := func(at time.Duration) liveJob { return liveJob{at: at} }
 	d := newDispatch(3, 3)
-	w0, w1, w2 := newW(0), newW(1), newW(2)
+	w0, w1 := inboxes[0], inboxes[1]
 
 	// Nothing queued: each take registers its worker as idle.
-	for _, w := range []*liveWorker{w0, w1, w2} {
+	for id, w := range inboxes {
 		if _, ok, open := d.take(w); ok || !open {
-			t.Fatalf("take(w%d) on an empty dispatch = ok %v, open %v; want false, true", w.id, ok, open)
+			t.Fatalf("take(w%d) on an empty dispatch = ok %v, open %v; want false, true", id, ok, open)
 		}
 	}
 	// The most recently idle worker gets the first job, then the next.
-	for i, want := range []*liveWorker{w2, w1} {
+	for i, want := range []int{2, 1} {
 		if !d.send(job(time.Duration(i))) {
 			t.Fatalf("send %d dropped with idle workers", i)
 		}
 		select {
-		case j := <-want.inbox:
+		case j := <-inboxes[want]:
 			if j.at != time.Duration(i) {
-				t.Fatalf("w%d got job %v, want %d", want.id, j.at, i)
+				t.Fatalf("w%d got job %v, want %d", want, j.at, i)
 			}
 		default:
-			t.Fatalf("job %d did not go to w%d, the most recently idle", i, want.id)
+			t.Fatalf("job %d did not go to w%d, the most recently idle", i, want)
 		}
 	}
 	// w0 takes the third; then no one is idle: three are queued, the
 	// fourth dropped, and they come out in order.
-	if !d.send(job(2)) || len(w0.inbox) != 1 {
+	if !d.send(job(2)) || len(w0) != 1 {
 		t.Fatal("job 2 did not go to w0")
 	}
-	<-w0.inbox
+	<-w0
 	for i := 3; i < 6; i++ {
 		if !d.send(job(time.Duration(i))) {
 			t.Fatalf("send %d dropped below the queue's limit", i)
@@ -57,7 +58,7 @@ func TestDispatch(t *testing.T) {
 		t.Fatal("take on an empty queue returned a job")
 	}
 	d.close()
-	if _, open := <-w0.inbox; open {
+	if _, open := <-w0; open {
 		t.Fatal("close left an idle worker's inbox open")
 	}
 	if _, ok, open := d.take(w1); ok || open {
@@ -80,7 +81,7 @@ func TestDispatchGrows(t *testing.T) {
 	}
 	want := time.Duration(1667)
 	for {
-		j, ok, _ := d.take(&liveWorker{})
+		j, ok, _ := d.take(make(chan liveJob, 1))
 		if !ok {
 			break
 		}

@@ -31,7 +31,7 @@ func BenchmarkLiveDecision(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			pass := newLivePass(cfg, tc.t, lims, nil, false)
+			pass := newLivePass(cfg, tc.t, lims, nil, nil, false)
 			w := pass.workers[0]
 			stop := make(chan struct{})
 			defer close(stop)
@@ -48,10 +48,10 @@ func BenchmarkLiveDecision(b *testing.B) {
 					}
 				}
 			}()
-			pass.start = time.Now()
+			w.clk = clock{start: time.Now()}
 			b.ReportAllocs()
 			for b.Loop() {
-				now := pass.elapsed()
+				now := w.clk.now()
 				w.do(liveJob{at: now - time.Microsecond, sent: now, key: "k", cost: 1})
 			}
 		})
@@ -67,24 +67,24 @@ func TestCollectorOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	target := noopTarget()
 	cfg.Bin = time.Millisecond
-	pass := newLivePass(cfg, target, []algorithms.Limiter{noop{}}, nil, false)
-	c := newLiveCollector(pass, nil)
+	// The collector needs no pass: only the gauges and channels it is
+	// handed.
+	gauges := newGauges(cfg.Workers) // each floor at idleFloor
+	chunks := make(chan liveChunk, 8)
+	c := newLiveCollector(collectorIn{cfg: cfg, target: noopTarget(), gauges: gauges,
+		chunks: chunks, free: make(chan []liveRec, 8), board: &policyBoard{}})
 	c.begin(p, "")
 	send := func(worker int, ats ...int64) {
 		recs := make([]liveRec, len(ats))
 		for i, at := range ats {
 			recs[i] = liveRec{at: at, key: "k", cost: 1, allowed: true}
 		}
-		pass.chunks <- liveChunk{worker: worker, recs: recs}
-	}
-	for _, w := range pass.workers {
-		w.floor.Store(idleFloor)
+		chunks <- liveChunk{worker: worker, recs: recs}
 	}
 	send(0, 10, 20, 30)
 	send(1, 15, 25)
-	pass.workers[2].floor.Store(22) // worker 2 holds a decision at 22 or later
+	gauges[2].floor.Store(22) // worker 2 holds a decision at 22 or later
 	c.receive(nil)
 	c.emit(22)
 	if got, _ := c.sum.Counts(); got != 3 {

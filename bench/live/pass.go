@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -30,73 +28,86 @@ const (
 
 // livePass is one target's run in real time: a scheduler (the caller's
 // goroutine), the workers and a collector. The workers call the target's
-// limiters, or hand the requests to an executor.
+// limiters, or hand the requests to an executor. The pass makes every
+// stage and what they share, and is the only one to call their methods.
 type livePass struct {
 	cfg       Config
 	target    call.Target
 	lims      []algorithms.Limiter
 	exec      call.Executor // nil for a target's limiters
 	calibrate bool
-	planned   time.Time // the start StartAt plans for this pass; zero: none
-	start     time.Time
+	planned   time.Time     // the start StartAt plans for this pass; zero: none
+	clk       clock         // set when the pass starts
 	lag       time.Duration // how long after planned the pass began
+	gauges    []gauge       // one per worker, by id
 	workers   []*liveWorker
 	disp      *dispatch
+	coll      *liveCollector
 	chunks    chan liveChunk
 	free      chan []liveRec
 	results   chan *workerResult
-	stopCh    chan struct{} // closed when the pass is interrupted
-	abandon   chan struct{} // closed when the pass gives up on stuck workers
-	stopping  atomic.Bool
-	drainEnd  atomic.Int64 // clock after which shaper delays are not awaited
+	stop      *stopSignal
 
 	// With an executor: the policy its answers advertised, wanted until
 	// the collector has one; the keys held back after a rejection; and a
 	// signal from each answer, for the closed loop.
-	policy     atomic.Pointer[algorithms.Policy]
-	wantPolicy atomic.Bool
-	holds      *holds
-	freed      chan struct{}
+	board *policyBoard
+	holds *holds
+	freed chan struct{}
 
 	// rows: the workers make a trace row per request, for the trace
-	// (Config.Trace) and, with an executor, the check of its headers.
-	rows bool
+	// (Config.Trace) and, with an executor, the check of its headers
+	// (headers, fed by the collector).
+	rows    bool
+	headers call.Checker
 }
 
-// elapsed is the pass's clock: real time since its start. With the HTTP
-// adapter, the only clock ratebench reads.
-func (p *livePass) elapsed() time.Duration { return time.Since(p.start) }
-
-func (p *livePass) getBuf() []liveRec {
-	select {
-	case b := <-p.free:
-		return b
-	default:
-		return make([]liveRec, 0, chunkSize)
-	}
-}
-
-func newLivePass(cfg Config, t call.Target, lims []algorithms.Limiter, exec call.Executor, calibrate bool) *livePass {
+// newLivePass makes a pass and its stages: the dispatch, the workers (on
+// lims, or through exec) and the collector (with ref, the exact reference,
+// when not nil).
+func newLivePass(cfg Config, t call.Target, lims []algorithms.Limiter, exec call.Executor, ref algorithms.Limiter, calibrate bool) *livePass {
 	n := cfg.Workers
 	p := &livePass{
 		cfg: cfg, target: t, lims: lims, exec: exec, calibrate: calibrate,
+		gauges:  newGauges(n),
 		disp:    newDispatch(n, min(cfg.MaxInFlight, maxQueued)),
 		chunks:  make(chan liveChunk, 64*n+1024),
 		free:    make(chan []liveRec, 4*n+64),
 		results: make(chan *workerResult, n),
-		stopCh:  make(chan struct{}),
-		abandon: make(chan struct{}),
+		stop:    newStopSignal(),
+		board:   &policyBoard{},
 		freed:   make(chan struct{}, 1),
 	}
 	if exec != nil && cfg.HonorRetryAfter {
 		p.holds = &holds{until: map[string]time.Duration{}}
 	}
 	p.rows = !calibrate && (cfg.Trace != nil || exec != nil)
-	p.drainEnd.Store(math.MaxInt64)
+	spec := workerSpec{
+		lims: lims, exec: exec, name: t.Name, shaper: t.Shaper, calibrate: calibrate, rows: p.rows,
+		closed: cfg.Closed, lateAfter: cfg.LateAfter, window: cfg.Policy.Window > 0,
+	}
+	out := workerWires{
+		disp: p.disp, chunks: p.chunks, free: p.free, results: p.results,
+		stop: p.stop, board: p.board, holds: p.holds, freed: p.freed,
+	}
 	p.workers = make([]*liveWorker, n)
 	for i := range p.workers {
-		p.workers[i] = newLiveWorker(p, i)
+		p.workers[i] = newLiveWorker(spec, out, i, &p.gauges[i])
 	}
+	in := collectorIn{
+		cfg: cfg, target: t, executor: exec != nil, ref: ref,
+		gauges: p.gauges, chunks: p.chunks, free: p.free, board: p.board, rows: p.rows,
+	}
+	if p.rows {
+		if ce, ok := exec.(call.CheckedExecutor); ok {
+			p.headers = ce.NewChecker()
+			in.tracers = append(in.tracers, p.headers)
+		}
+		if cfg.Trace != nil {
+			in.tracers = append(in.tracers, cfg.Trace)
+		}
+	}
+	p.coll = newLiveCollector(in)
 	return p
 }
 
@@ -114,13 +125,12 @@ func livePassRun(ctx context.Context, cfg Config, t call.Target, at time.Time, c
 			return nil, fmt.Errorf("bench: reference: %w", err)
 		}
 	}
-	p := newLivePass(cfg, t, lims, nil, calibrate)
-	coll := newLiveCollector(p, ref)
-	coll.begin(cfg.Policy, "")
+	p := newLivePass(cfg, t, lims, nil, ref, calibrate)
+	p.coll.begin(cfg.Policy, "")
 	if p.planned = at; !pace.SleepUntil(ctx, at) {
 		return nil, ctx.Err()
 	}
-	run, err := p.run(ctx, coll)
+	run, err := p.run(ctx)
 	if run != nil {
 		run.LossyEvictions = keyed.LossyEvictions(lims)
 	}
@@ -130,7 +140,7 @@ func livePassRun(ctx context.Context, cfg Config, t call.Target, at time.Time, c
 // run schedules the pass's workload (the whole of it, or for the
 // calibration its first cfg.Calibration), then turns what the workers
 // and the collector measured into a Run.
-func (p *livePass) run(ctx context.Context, coll *liveCollector) (*result.Run, error) {
+func (p *livePass) run(ctx context.Context) (*result.Run, error) {
 	cfg := p.cfg
 	stream, err := cfg.Open()
 	if err != nil {
@@ -148,8 +158,8 @@ func (p *livePass) run(ctx context.Context, coll *liveCollector) (*result.Run, e
 		until, total = cfg.Calibration, cfg.Calibration
 	}
 	bar := call.StartBar(cfg.Progress, p.target.Name, int64(total))
-	s, results := p.drive(ctx, coll, stream, until, bar)
-	wall := p.elapsed()
+	s, results := p.drive(ctx, stream, until, bar)
+	wall := p.clk.now()
 	bar.Done(s.interrupted)
 
 	span := total
@@ -161,9 +171,10 @@ func (p *livePass) run(ctx context.Context, coll *liveCollector) (*result.Run, e
 	case total <= 0: // a whole replay trace
 		span = s.lastAt + 1
 	}
+	coll := p.coll
 	run, refErr := coll.sum.Finish(int64(max(span, 1)))
-	measure.Name(&run, coll.p.target, coll.firstErr)
-	run.StartUnixNS = p.start.UnixNano()
+	measure.Name(&run, p.target, coll.firstErr)
+	run.StartUnixNS = p.clk.start.UnixNano()
 	liveMeasures(&run, cfg, s, results, span, wall)
 	run.Live.StartLagNS = int64(p.lag)
 	if p.exec != nil && run.Live.Service != nil {
@@ -172,7 +183,7 @@ func (p *livePass) run(ctx context.Context, coll *liveCollector) (*result.Run, e
 	run.Live.Reordered = coll.reordered
 	if p.exec != nil {
 		run.DisagreementPct = -1
-		answers(&run, results, s, coll, wall)
+		answers(&run, results, s, p.cfg, coll.source, p.headers, wall)
 	}
 	switch {
 	case s.err != nil:
@@ -201,12 +212,11 @@ func RunExecutor(ctx context.Context, cfg Config, t call.Target, exec call.Execu
 	if err != nil {
 		return result.Run{}, algorithms.Policy{}, err
 	}
-	p := newLivePass(cfg, t, nil, exec, false)
-	coll := newLiveCollector(p, nil)
+	p := newLivePass(cfg, t, nil, exec, nil, false)
 	if pol := cfg.Policy; pol.Limit > 0 && pol.Window > 0 {
-		coll.begin(pol, result.PolicyFromConfig)
+		p.coll.begin(pol, result.PolicyFromConfig)
 	} else {
-		p.wantPolicy.Store(true)
+		p.board.want.Store(true)
 	}
 	switch {
 	case !cfg.StartAt.IsZero():
@@ -220,11 +230,11 @@ func RunExecutor(ctx context.Context, cfg Config, t call.Target, exec call.Execu
 	case cfg.AlignStart > 0 && !alignStart(ctx, cfg.AlignStart):
 		return result.Run{}, cfg.Policy, ctx.Err()
 	}
-	run, err := p.run(ctx, coll)
+	run, err := p.run(ctx)
 	if run == nil {
-		return result.Run{}, coll.policy, err
+		return result.Run{}, p.coll.policy, err
 	}
-	return *run, coll.policy, err
+	return *run, p.coll.policy, err
 }
 
 // alignStart waits for the next multiple of step since the Unix epoch, so
@@ -235,77 +245,45 @@ func alignStart(ctx context.Context, step time.Duration) bool {
 	return pace.SleepUntil(ctx, now.Add(step-time.Duration(now.UnixNano()%int64(step))))
 }
 
-// holds are the keys held back after a rejection with a Retry-After, each
-// until an instant of the pass's clock. Safe for concurrent use.
-type holds struct {
-	mu    sync.Mutex
-	until map[string]time.Duration
-}
-
-// hold holds key back until the instant until (never shortening a hold).
-func (h *holds) hold(key string, until time.Duration) {
-	h.mu.Lock()
-	if until > h.until[key] {
-		h.until[key] = until
-	}
-	h.mu.Unlock()
-}
-
-// held reports whether key is held back at now, forgetting a hold that is
-// over.
-func (h *holds) held(key string, now time.Duration) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	until, ok := h.until[key]
-	if ok && now >= until {
-		delete(h.until, key)
-		return false
-	}
-	return ok
-}
-
 // drive starts the workers and the collector, schedules the arrivals,
 // then stops everything in order and hands the collector's state back to
 // the caller's goroutine, all decisions fed.
-func (p *livePass) drive(ctx context.Context, coll *liveCollector, stream workload.Stream, until time.Duration, bar call.Bar) (schedule, []*workerResult) {
+func (p *livePass) drive(ctx context.Context, stream workload.Stream, until time.Duration, bar call.Bar) (schedule, []*workerResult) {
 	stopColl, collDone := make(chan struct{}), make(chan struct{})
-	p.start = time.Now()
+	p.clk = clock{start: time.Now()}
 	if !p.planned.IsZero() {
 		// The clock starts at the planned instant, even when that has
 		// passed: arrivals then count their lateness from it. Not when
 		// the whole pass is overdue: it would only be sent at once.
-		if p.lag = max(p.start.Sub(p.planned), 0); p.lag < until {
-			p.start = p.planned
+		if p.lag = max(p.clk.start.Sub(p.planned), 0); p.lag < until {
+			p.clk.start = p.planned
 		}
 	}
 	for _, w := range p.workers {
-		go w.run()
+		go w.run(p.clk)
 	}
-	go coll.loop(stopColl, collDone, bar)
+	go p.coll.loop(p.clk, stopColl, collDone, bar)
 	s := p.schedule(ctx, stream, until)
 	if s.interrupted {
-		p.stop()
+		p.interrupt()
 	}
-	p.drainEnd.Store(int64(s.end + p.cfg.Drain))
+	p.stop.drainEnd.Store(int64(s.end + p.cfg.Drain))
 	p.disp.close()
 	results, reported := p.wait(ctx)
-	s.interrupted = p.stopping.Load() // also when interrupted during the drain
+	s.interrupted = p.stop.stopping.Load() // also when interrupted during the drain
 	close(stopColl)
 	<-collDone
-	coll.receive(reported)
-	coll.emit(math.MaxInt64)
-	coll.settle()
+	p.coll.receive(reported)
+	p.coll.emit(math.MaxInt64)
+	p.coll.settle()
 	return s, results
 }
 
-// stop makes the workers drop what is queued and stop waiting out shaper
-// delays, and the executor end the requests in flight.
-func (p *livePass) stop() {
-	if !p.stopping.Swap(true) {
-		close(p.stopCh)
-		if p.exec != nil {
-			p.exec.Abort()
-		}
+// interrupt makes the workers drop what is queued and stop waiting out
+// shaper delays, and the executor end the requests in flight.
+func (p *livePass) interrupt() {
+	if p.stop.interrupt() && p.exec != nil {
+		p.exec.Abort()
 	}
 }
 
@@ -317,7 +295,7 @@ func (p *livePass) wait(ctx context.Context) ([]*workerResult, []bool) {
 	reported := make([]bool, len(p.workers))
 	done := ctx.Done()
 	var grace <-chan time.Time
-	if p.stopping.Load() {
+	if p.stop.stopping.Load() {
 		done, grace = nil, time.After(stopGrace)
 	}
 	for len(results) < len(p.workers) {
@@ -326,10 +304,10 @@ func (p *livePass) wait(ctx context.Context) ([]*workerResult, []bool) {
 			results = append(results, r)
 			reported[r.id] = true
 		case <-done:
-			p.stop()
+			p.interrupt()
 			done, grace = nil, time.After(stopGrace)
 		case <-grace:
-			close(p.abandon)
+			close(p.stop.abandon)
 			return results, reported
 		}
 	}

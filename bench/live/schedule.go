@@ -46,14 +46,14 @@ func (p *livePass) schedule(ctx context.Context, stream workload.Stream, until t
 	if p.exec != nil {
 		fine = pace.Sleep
 	}
-	pacer := pace.New(p.start, fine)
+	pacer := pace.New(p.clk.start, fine)
 	defer pacer.Stop()
 	var s schedule
 	var completed int64 // a stale sum of the workers' completions: in flight <= sent - completed
 	limit := int64(p.cfg.MaxInFlight)
 	var behind int64
 	route := workload.NewRouter(stream, len(p.lims))
-	now := p.elapsed()
+	now := p.clk.now()
 	for {
 		a, ok := stream.Next()
 		if !ok {
@@ -81,7 +81,7 @@ func (p *livePass) schedule(ctx context.Context, stream workload.Stream, until t
 			// Behind schedule: look at the clock now and then, and
 			// stop at the pass's end rather than send the backlog late.
 			if behind++; behind%behindCheck == 0 {
-				if now = p.elapsed(); now >= until {
+				if now = p.clk.now(); now >= until {
 					s.lastAt = a.At
 					s.unsent = 1 + countUntil(ctx, stream, until)
 					break
@@ -105,7 +105,7 @@ func (p *livePass) schedule(ctx context.Context, stream workload.Stream, until t
 		}
 		s.sent++
 	}
-	s.end = p.elapsed()
+	s.end = p.clk.now()
 	return s
 }
 
@@ -147,14 +147,14 @@ loop:
 			s.err = stream.Err()
 			break
 		}
-		now := p.elapsed()
+		now := p.clk.now()
 		if !p.disp.send(liveJob{seq: s.sent, at: now, sent: now, key: a.Key, cost: a.Cost, replica: route.Next()}) {
 			s.dropped++
 			continue
 		}
 		s.sent++
 	}
-	s.end = p.elapsed()
+	s.end = p.clk.now()
 	s.lastAt = s.end
 	return s
 }
@@ -185,8 +185,8 @@ func countUntil(ctx context.Context, stream workload.Stream, until time.Duration
 // completed sums the workers' completions.
 func (p *livePass) completed() int64 {
 	var n int64
-	for _, w := range p.workers {
-		n += w.completed.Load()
+	for i := range p.gauges {
+		n += p.gauges[i].completed.Load()
 	}
 	return n
 }

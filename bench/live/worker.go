@@ -2,11 +2,11 @@ package live
 
 import (
 	"math"
-	"sync/atomic"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/ratebench/ratebench/algorithms"
 	"github.com/ratebench/ratebench/bench/call"
 	"github.com/ratebench/ratebench/bench/result"
 )
@@ -123,24 +123,50 @@ type flying struct {
 	row      call.Row
 }
 
-// liveWorker calls the limiters for the jobs it takes. Its histograms and
-// buffer are its own; floor and completed are read by the collector and
-// the scheduler. Not safe for concurrent use apart from those two.
-type liveWorker struct {
-	_ [64]byte
-	// floor is a lower bound of the instant of any decision of this
-	// worker not yet handed to the collector: the sent time of the job
-	// that started the current buffer, or idleFloor.
-	floor     atomic.Int64
-	completed atomic.Int64
-	_         [48]byte
+// workerSpec is what a pass tells each of its workers: what to call and
+// how to measure it. A plain value, the same for every worker of a pass,
+// read only once they run.
+type workerSpec struct {
+	lims      []algorithms.Limiter // a limiter pass's, by replica
+	exec      call.Executor        // an executor pass's; nil for limiters
+	name      string               // the target's, for the rows
+	shaper    bool                 // admitted requests wait out their delay
+	calibrate bool                 // time the harness's own work too
+	rows      bool                 // make a trace row per request
+	closed    bool                 // a closed loop: a request is intended when sent
+	lateAfter time.Duration        // lateness above which an arrival is late
+	// window: the config gives the policy's window, so that a limit
+	// advertised without one serves.
+	window bool
+}
 
-	p          *livePass
+// workerWires is what a worker takes its jobs from and hands its output
+// to, all made by its pass and the same for all its workers, each safe
+// for concurrent use: the worker takes, sends and reads, and calls none of
+// its pass's or its collector's methods.
+type workerWires struct {
+	disp    *dispatch            // its jobs
+	chunks  chan<- liveChunk     // its decisions, to the collector
+	free    <-chan []liveRec     // chunks the collector is done with
+	results chan<- *workerResult // its measures, once, at its end
+	stop    *stopSignal          // read only
+	board   *policyBoard         // an executor pass's: the advertised policy
+	holds   *holds               // keys held back after a Retry-After; nil: none
+	freed   chan<- struct{}      // a poke per answer, for a closed loop
+}
+
+// liveWorker calls the limiters for the jobs it takes. Its histograms and
+// buffer are its own; what others read of it is in its gauge. Not safe
+// for concurrent use.
+type liveWorker struct {
+	spec       workerSpec
+	out        workerWires
+	clk        clock // set by run
 	id         int
+	g          *gauge       // its own, written by it alone
 	inbox      chan liveJob // from the dispatch, while registered as idle
 	registered bool         // in the dispatch's idle stack
-	kick       chan struct{}
-	buf        []liveRec // over local: the decisions not yet handed over
+	buf        []liveRec    // over local: the decisions not yet handed over
 	local      [chunkSize]liveRec
 	n          int64
 	lastNow    time.Duration
@@ -161,19 +187,20 @@ type liveWorker struct {
 	lastSent int64 // the instant of the decision handed to the buffer last
 }
 
-func newLiveWorker(p *livePass, id int) *liveWorker {
-	w := &liveWorker{p: p, id: id, inbox: make(chan liveJob, 1), kick: make(chan struct{}, 1)}
+// newLiveWorker makes worker id of a pass, with its own gauge g; it runs
+// once run is called.
+func newLiveWorker(spec workerSpec, out workerWires, id int, g *gauge) *liveWorker {
+	w := &liveWorker{spec: spec, out: out, id: id, g: g, inbox: make(chan liveJob, 1)}
 	w.buf = w.local[:0]
-	w.floor.Store(idleFloor)
 	w.res = workerResult{id: id, lat: result.NewHistogram(), svc: result.NewHistogram(), late: result.NewHistogram()}
-	if p.calibrate {
+	if spec.calibrate {
 		w.res.overhead, w.res.batches, w.res.flushes = result.NewHistogram(), result.NewHistogram(), result.NewHistogram()
 	}
-	if p.target.Shaper {
+	if spec.shaper {
 		w.timer = time.NewTimer(time.Hour)
 		w.timer.Stop()
 	}
-	if p.exec != nil {
+	if spec.exec != nil {
 		w.outcomes = make(chan call.Outcome, outcomesBuffer)
 	}
 	return w
@@ -185,17 +212,18 @@ const outcomesBuffer = 1024
 
 // run takes jobs until the scheduler closes the channel, then waits out
 // the shaper delays still pending, hands its last decisions over and
-// reports.
-func (w *liveWorker) run() {
+// reports; clk is the pass's clock, started.
+func (w *liveWorker) run(clk clock) {
+	w.clk = clk
 	for {
 		j, ok := w.next()
 		if !ok {
 			break
 		}
 		switch {
-		case w.p.stopping.Load():
+		case w.out.stop.stopping.Load():
 			w.res.discardedAtStop++
-		case w.p.exec != nil:
+		case w.spec.exec != nil:
 			w.start(j)
 		default:
 			w.do(j)
@@ -208,36 +236,36 @@ func (w *liveWorker) run() {
 	if w.timer != nil {
 		w.timer.Stop()
 	}
-	w.p.results <- &w.res
+	w.out.results <- &w.res
 }
 
 // do decides one job. The hot path: two clock reads around Allow, then
 // the bookkeeping.
 func (w *liveWorker) do(j liveJob) {
-	p := w.p
+	spec := &w.spec
 	if len(w.buf) == 0 {
-		w.floor.Store(int64(j.sent))
+		w.g.floor.Store(int64(j.sent))
 	}
-	start := p.elapsed()
-	d, err := p.lims[j.replica].Allow(start, j.key, j.cost)
-	wait := p.target.Shaper && d.Delay > 0 && d.Allowed && err == nil
+	start := w.clk.now()
+	d, err := spec.lims[j.replica].Allow(start, j.key, j.cost)
+	wait := spec.shaper && d.Delay > 0 && d.Allowed && err == nil
 	var done time.Duration
 	if !wait {
-		done = p.elapsed()
+		done = w.clk.now()
 	}
 	w.buf = append(w.buf, liveRec{at: int64(start), key: j.key, cost: j.cost, delay: int64(d.Delay), allowed: d.Allowed, full: d.TableFull, err: err})
-	if p.rows {
+	if spec.rows {
 		end := done
 		if wait {
 			end = start + d.Delay // served then, unless the pass ends first
 		}
-		w.rows = append(w.rows, call.Row{Algorithm: p.target.Name, Attempts: 1})
+		w.rows = append(w.rows, call.Row{Algorithm: spec.name, Attempts: 1})
 		r := &w.rows[len(w.rows)-1]
 		r.Decided(start, end, j.key, j.cost, d, err)
 		r.Traced(j.seq, j.at, d, err)
 	}
 	late := max(start-j.at, 0) // >= 0: the scheduler sends at or after the intended instant
-	if late > p.cfg.LateAfter {
+	if late > spec.lateAfter {
 		w.res.lateCount++
 	}
 	w.res.lastStart = start
@@ -250,8 +278,8 @@ func (w *liveWorker) do(j liveJob) {
 	if len(w.buf) == cap(w.buf) {
 		w.flush()
 	}
-	if p.calibrate {
-		_ = w.res.overhead.RecordValue(int64(p.elapsed() - start))
+	if spec.calibrate {
+		_ = w.res.overhead.RecordValue(int64(w.clk.now() - start))
 	}
 }
 
@@ -261,7 +289,7 @@ func (w *liveWorker) finish(at, start, done, late time.Duration) {
 	w.note(sample{lat: int64(done - at), svc: int64(done - start), late: int64(late)})
 	w.lastNow = done
 	w.n++
-	w.completed.Store(w.n)
+	w.g.completed.Store(w.n)
 }
 
 // note keeps m for the next batch.
@@ -276,8 +304,8 @@ func (w *liveWorker) note(m sample) {
 // calibration pass, as part of the harness's overhead).
 func (w *liveWorker) record() {
 	var t0 time.Duration
-	if w.p.calibrate {
-		t0 = w.p.elapsed()
+	if w.spec.calibrate {
+		t0 = w.clk.now()
 	}
 	for _, m := range w.meas[:w.nmeas] {
 		if m.lat >= 0 {
@@ -288,8 +316,8 @@ func (w *liveWorker) record() {
 			_ = w.res.late.RecordValue(min(m.late, result.HistHighest))
 		}
 	}
-	if w.p.calibrate && w.nmeas == len(w.meas) {
-		_ = w.res.batches.RecordValue(int64(w.p.elapsed() - t0))
+	if w.spec.calibrate && w.nmeas == len(w.meas) {
+		_ = w.res.batches.RecordValue(int64(w.clk.now() - t0))
 	}
 	w.nmeas = 0
 }
@@ -303,7 +331,7 @@ func (w *liveWorker) next() (liveJob, bool) {
 			w.serveDue()
 		}
 		if !w.registered {
-			j, ok, open := w.p.disp.take(w)
+			j, ok, open := w.out.disp.take(w.inbox)
 			if ok || !open {
 				return j, ok
 			}
@@ -324,7 +352,7 @@ func (w *liveWorker) next() (liveJob, bool) {
 			return j, ok
 		case o := <-w.outcomes: // nil, and never ready, without an executor
 			w.complete(o)
-		case <-w.kick:
+		case <-w.g.kick:
 			if len(w.buf) > 0 {
 				w.flush()
 			}
@@ -356,19 +384,18 @@ func (w *liveWorker) setFloor() {
 	if len(w.flying) > 0 {
 		f = min(f, int64(w.flying[0].sent))
 	}
-	w.floor.Store(f)
+	w.g.floor.Store(f)
 }
 
 // start hands job j to the executor. The oldest request in flight keeps
 // the floor down until it is answered.
 func (w *liveWorker) start(j liveJob) {
-	p := w.p
 	w.flying = append(w.flying, flying{seq: j.seq, at: j.at, sent: j.sent, key: j.key, cost: j.cost})
 	if len(w.flying) == 1 && len(w.buf) == 0 {
-		w.floor.Store(int64(j.sent))
+		w.g.floor.Store(int64(j.sent))
 	}
 	seq := w.headSeq + uint64(len(w.flying)) - 1
-	p.exec.Start(call.Request{Seq: seq, Key: j.key, Cost: j.cost, Policy: p.wantPolicy.Load()}, w.outcomes)
+	w.spec.exec.Start(call.Request{Seq: seq, Key: j.key, Cost: j.cost, Policy: w.out.board.want.Load()}, w.outcomes)
 }
 
 // complete records the outcome of a request the executor performed, and
@@ -378,41 +405,40 @@ func (w *liveWorker) start(j liveJob) {
 // burst's edge). Decisions go to the buffer in send order, when every
 // earlier request of the worker is done.
 func (w *liveWorker) complete(o call.Outcome) {
-	p := w.p
+	spec := &w.spec
 	f := &w.flying[o.Seq-w.headSeq]
 	f.done = true
-	start, done := o.Sent.Sub(p.start), o.Done.Sub(p.start)
-	if p.cfg.Closed { // intended when sent: latency is the service time
+	start, done := w.clk.at(o.Sent), w.clk.at(o.Done)
+	if spec.closed { // intended when sent: latency is the service time
 		f.at = start
 	}
 	f.rec = liveRec{at: int64(start), key: f.key, cost: f.cost, class: o.Class, allowed: o.Class == call.Admitted}
 	if o.Class == call.Failed {
 		f.rec.err = kindError{kind: o.Kind, err: o.Err}
 	}
-	if p.rows {
-		f.row = outcomeRow(f, &o, p.target.Name, start, done)
+	if spec.rows {
+		f.row = outcomeRow(f, &o, spec.name, start, done)
 	}
 	w.res.answers.add(&o)
 	late := max(start-f.at, 0)
-	if late > p.cfg.LateAfter {
+	if late > spec.lateAfter {
 		w.res.lateCount++
 	}
 	w.res.lastStart = max(w.res.lastStart, start)
 	if o.Kind == call.KindCanceled { // ended by the interrupt: no latency to speak of
 		w.note(sample{lat: -1, svc: -1, late: int64(late)})
 		w.lastNow, w.n = done, w.n+1
-		w.completed.Store(w.n)
+		w.g.completed.Store(w.n)
 	} else {
 		w.finish(f.at, start, done, late)
 	}
-	if o.Class == call.Rejected && o.RetryAfter >= 0 && p.holds != nil {
-		p.holds.hold(f.key, done+time.Duration(o.RetryAfter)*time.Second)
+	if o.Class == call.Rejected && o.RetryAfter >= 0 && w.out.holds != nil {
+		w.out.holds.hold(f.key, done+time.Duration(o.RetryAfter)*time.Second)
 	}
 	// A limit advertised without its window (X-RateLimit-Limit) serves
 	// when the config gives the window.
-	if o.Policy.Limit > 0 && (o.Policy.Window > 0 || p.cfg.Policy.Window > 0) && p.wantPolicy.Load() {
-		pol := o.Policy
-		p.policy.CompareAndSwap(nil, &pol)
+	if o.Policy.Limit > 0 && (o.Policy.Window > 0 || spec.window) && w.out.board.want.Load() {
+		w.out.board.post(o.Policy)
 	}
 	for len(w.flying) > 0 && w.flying[0].done {
 		w.hand(&w.flying[0])
@@ -425,7 +451,7 @@ func (w *liveWorker) complete(o call.Outcome) {
 	}
 	w.setFloor()
 	select { // a closed loop waits for a free slot
-	case p.freed <- struct{}{}:
+	case w.out.freed <- struct{}{}:
 	default:
 	}
 }
@@ -441,7 +467,7 @@ func (w *liveWorker) hand(f *flying) {
 		w.bufFloor = f.rec.at
 	}
 	w.buf = append(w.buf, f.rec)
-	if w.p.rows {
+	if w.spec.rows {
 		w.rows = append(w.rows, f.row)
 	}
 	if len(w.buf) == cap(w.buf) {
@@ -457,12 +483,12 @@ func (w *liveWorker) land() {
 		select {
 		case o := <-w.outcomes:
 			w.complete(o)
-		case <-w.kick:
+		case <-w.g.kick:
 			if len(w.buf) > 0 {
 				w.flush()
 			}
 			w.setFloor()
-		case <-w.p.abandon:
+		case <-w.out.stop.abandon:
 			return
 		}
 	}
@@ -476,30 +502,40 @@ func (w *liveWorker) flush() {
 		return
 	}
 	var t0 time.Duration
-	full := w.p.calibrate && len(w.buf) == cap(w.buf)
+	full := w.spec.calibrate && len(w.buf) == cap(w.buf)
 	if full {
-		t0 = w.p.elapsed()
+		t0 = w.clk.now()
 	}
-	recs := append(w.p.getBuf(), w.buf...)
+	recs := append(w.chunkBuf(), w.buf...)
 	clear(w.buf) // drop the keys' references
 	w.buf = w.buf[:0]
-	if w.p.exec != nil {
+	if w.spec.exec != nil {
 		w.setFloor()
 	}
 	rows := w.rows
 	w.rows = nil
 	select {
-	case w.p.chunks <- liveChunk{worker: w.id, recs: recs, rows: rows}:
-	case <-w.p.abandon:
+	case w.out.chunks <- liveChunk{worker: w.id, recs: recs, rows: rows}:
+	case <-w.out.stop.abandon:
 	}
 	if full {
-		_ = w.res.flushes.RecordValue(int64(w.p.elapsed() - t0))
+		_ = w.res.flushes.RecordValue(int64(w.clk.now() - t0))
+	}
+}
+
+// chunkBuf returns a chunk the collector is done with, or a new one.
+func (w *liveWorker) chunkBuf() []liveRec {
+	select {
+	case b := <-w.out.free:
+		return b
+	default:
+		return make([]liveRec, 0, chunkSize)
 	}
 }
 
 // serveDue serves the waiting requests whose delay is over.
 func (w *liveWorker) serveDue() {
-	now := w.p.elapsed()
+	now := w.clk.now()
 	w.lastNow = now
 	for len(w.pending) > 0 && w.pending[0].due <= now {
 		x := w.pop()
@@ -511,8 +547,8 @@ func (w *liveWorker) serveDue() {
 // deadline; the others, and all of them after an interrupt, are recorded
 // as served at their promised instant and counted as unserved.
 func (w *liveWorker) drain() {
-	end := time.Duration(w.p.drainEnd.Load())
-	for len(w.pending) > 0 && !w.p.stopping.Load() {
+	end := time.Duration(w.out.stop.drainEnd.Load())
+	for len(w.pending) > 0 && !w.out.stop.stopping.Load() {
 		w.serveDue()
 		if len(w.pending) == 0 || w.pending[0].due > end {
 			break
@@ -520,7 +556,7 @@ func (w *liveWorker) drain() {
 		w.timer.Reset(w.pending[0].due - w.lastNow)
 		select {
 		case <-w.timer.C:
-		case <-w.p.stopCh:
+		case <-w.out.stop.stopped:
 		}
 	}
 	for len(w.pending) > 0 {
