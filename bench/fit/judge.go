@@ -280,8 +280,10 @@ func (r *Result) doubt(parts []string, format string, a ...any) {
 }
 
 // doubtFit doubts the best fit on its own: it predicts too few requests,
-// the answers are slow next to its window, or it calls too many too close
-// to call.
+// the answers are slow next to its window (a window model) or to the
+// interval between two requests at its rate (a rate model, whose burst
+// and rate they then blur by a request or more), or it calls too many
+// too close to call.
 func (d *data) doubtFit(best *entry, res *Result) {
 	b := &res.Best
 	if b.AgreementPct < minSure {
@@ -290,6 +292,11 @@ func (d *data) doubtFit(best *entry, res *Result) {
 	if w := b.WindowNS; !best.family.rateBased && w > 0 && d.u > w/timingShare {
 		res.doubt([]string{PartPolicy}, "answers took up to %v (p99), more than 1/%d of the %v window: its length and limit are known only to about that; a quieter host or a client nearer the service would tell",
 			result.Readable(time.Duration(d.u)), timingShare, result.Readable(time.Duration(w)))
+	}
+	if best.family.rateBased && b.Limit > 0 && d.u > b.WindowNS/b.Limit {
+		interval := b.WindowNS / b.Limit
+		res.doubt([]string{PartPolicy}, "answers took up to %v (p99), more than the %v between two requests at its rate: its burst is known only to about %d requests, and its rate to about that over the run; a quieter host or a client nearer the service would tell",
+			result.Readable(time.Duration(d.u)), result.Readable(time.Duration(interval)), (d.u+interval-1)/interval)
 	}
 	if b.AmbiguousPct > maxAmbiguous {
 		res.doubt([]string{PartModel}, "%.1f%% of the requests were too close to call (over %d%%): the answers' timing blurs the thresholds; a quieter host or a client nearer the service would tell", b.AmbiguousPct, maxAmbiguous)

@@ -145,6 +145,42 @@ func halvingTrace(rate float64, pause int, floor int64) []fit.Request {
 	return reqs
 }
 
+// TestFitRateTimingDoubt: answers slower than the interval between two
+// requests at a bucket's rate blur its burst and rate by a request or
+// more, and the fit says so: unsure of the policy. Answers well inside
+// that interval leave it sure.
+func TestFitRateTimingDoubt(t *testing.T) {
+	for _, tc := range []struct {
+		answer time.Duration
+		sure   bool
+	}{
+		{answer: time.Millisecond, sure: true},
+		{answer: 25 * time.Millisecond}, // over the 20ms between two requests
+	} {
+		t.Run(tc.answer.String(), func(t *testing.T) {
+			reqs := simTrace(t, "gcra", algorithms.Policy{Limit: 50, Window: time.Second, Burst: 20},
+				&workload.Poisson{Rate: 55, Duration: 30 * time.Second, Keys: 1, Cost: 1, Seed: 5})
+			for i := range reqs {
+				reqs[i].Done = reqs[i].Sent + tc.answer
+			}
+			res, err := fit.Run(reqs, fit.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			said := slices.ContainsFunc(res.Doubts, func(d string) bool { return strings.Contains(d, "between two requests at its rate") })
+			if tc.sure {
+				if res.Confidence != result.Sure || said {
+					t.Errorf("confidence %q (%q), want sure", res.Confidence, res.Doubts)
+				}
+				return
+			}
+			if res.Confidence != result.Unsure || !slices.Contains(res.UnsureOf, fit.PartPolicy) || !said {
+				t.Errorf("confidence %q, unsure of %q (%q), want unsure of the policy, for the answers' time", res.Confidence, res.UnsureOf, res.Doubts)
+			}
+		})
+	}
+}
+
 // TestFitTimingDoubt: answers slower than a fiftieth of the window leave
 // the fit unsure of the window's length and limit only: -expect still
 // contradicts a model the service is not, and cannot tell a limit one off.

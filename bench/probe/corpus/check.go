@@ -20,7 +20,7 @@ const (
 // Tolerances of Check.
 const (
 	rateTolerance  = 0.01                 // rate and window, relative
-	phaseTolerance = 5 * time.Millisecond // windows' start on the Unix clock
+	phaseTolerance = 5 * time.Millisecond // windows' start on the Unix clock, at least
 	minAgreement   = 99.0                 // % of the scored requests predicted
 	maxAmbiguous   = 5.0                  // % of the requests too close to call
 )
@@ -50,7 +50,8 @@ func (r Run) requests() int64 {
 //   - rate: Limit/Window within 1%;
 //   - capacity (a bucket): the burst exact; limit and window (a window):
 //     the limit exact, the window within 1%;
-//   - phase (windows on the Unix clock): within 5ms;
+//   - phase (windows on the Unix clock): within 5ms, or the probe's
+//     timing uncertainty when larger (PhaseTolerance);
 //   - scope: the truth's when the probe sent from several addresses; from
 //     one, "global", the only scope one client can see;
 //   - counts denied: the truth's; unknown (null) when no trace can tell,
@@ -80,7 +81,7 @@ func Check(t Truth, r Run) []string {
 				p.Confidence, result.Unexplained, b, b.AgreementPct)
 		}
 	} else {
-		fails = append(fails, checkFit(t, b, r.Sources, p.Confidence == result.Sure)...)
+		fails = append(fails, checkFit(t, b, r.Sources, p.Confidence == result.Sure, time.Duration(p.UncertaintyNS))...)
 		if b.AgreementPct < minAgreement || b.AmbiguousPct > maxAmbiguous {
 			fail("agreement", "%.2f%% predicted, %.2f%% too close to call; want >= %g%% and <= %g%%",
 				b.AgreementPct, b.AmbiguousPct, minAgreement, maxAmbiguous)
@@ -101,7 +102,7 @@ func Check(t Truth, r Run) []string {
 // checkFit checks the best fit's model, policy, phase, scope and counting
 // of denied requests, sent from sources client addresses; an unsure fit
 // (not sure) may leave the counting of denied requests unknown.
-func checkFit(t Truth, b result.Fit, sources int, sure bool) []string {
+func checkFit(t Truth, b result.Fit, sources int, sure bool, u time.Duration) []string {
 	var fails []string
 	fail := func(criterion, format string, args ...any) {
 		fails = append(fails, criterion+": "+fmt.Sprintf(format, args...))
@@ -116,7 +117,7 @@ func checkFit(t Truth, b result.Fit, sources int, sure bool) []string {
 	if b.WindowNS <= 0 {
 		fail("rate", "window %v", time.Duration(b.WindowNS))
 	} else {
-		fails = append(fails, checkPolicy(t, b)...)
+		fails = append(fails, checkPolicy(t, b, u)...)
 	}
 	scope := t.Scope
 	if sources < 2 && scope == result.ScopeSource {
@@ -137,8 +138,10 @@ func checkFit(t Truth, b result.Fit, sources int, sure bool) []string {
 }
 
 // checkPolicy checks the best fit's rate, capacity or limit and window,
-// and phase; b.WindowNS > 0.
-func checkPolicy(t Truth, b result.Fit) []string {
+// and phase; b.WindowNS > 0. u is the probe's timing uncertainty: where
+// windows start is known to no better than the answers' time (see
+// PhaseTolerance).
+func checkPolicy(t Truth, b result.Fit, u time.Duration) []string {
 	var fails []string
 	fail := func(criterion, format string, args ...any) {
 		fails = append(fails, criterion+": "+fmt.Sprintf(format, args...))
@@ -163,13 +166,20 @@ func checkPolicy(t Truth, b result.Fit) []string {
 		switch {
 		case b.UnixPhaseNS == nil:
 			fail("phase", "none on the Unix clock, want windows %v after each multiple of %v", *t.Phase, t.Window)
-		case phaseApart(time.Duration(*b.UnixPhaseNS), *t.Phase, t.Window) > phaseTolerance:
+		case phaseApart(time.Duration(*b.UnixPhaseNS), *t.Phase, t.Window) > PhaseTolerance(u):
 			fail("phase", "windows %v after each multiple of the window, want %v within %v",
-				time.Duration(*b.UnixPhaseNS), *t.Phase, phaseTolerance)
+				time.Duration(*b.UnixPhaseNS), *t.Phase, PhaseTolerance(u))
 		}
 	}
 	return fails
 }
+
+// PhaseTolerance is how far a fitted phase of windows on the Unix clock
+// may be from the true one when the probe's answers took up to u (p99):
+// 5ms, or u when larger. An edge is seen only between a request's send
+// and its answer, so a phase is known to no better than u, and a sure
+// verdict is right when it is that close.
+func PhaseTolerance(u time.Duration) time.Duration { return max(phaseTolerance, u) }
 
 // phaseApart is how far apart two phases of windows w are, either way
 // round the window.

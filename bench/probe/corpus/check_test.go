@@ -31,7 +31,8 @@ func TestCheck(t *testing.T) {
 		statuses   []int
 		offered    int64
 		wall       time.Duration
-		want       []string // the criteria that fail, in Check's order
+		u          time.Duration // the probe's timing uncertainty
+		want       []string      // the criteria that fail, in Check's order
 	}{
 		{
 			// The reference: every criterion holds.
@@ -91,6 +92,12 @@ func TestCheck(t *testing.T) {
 			name: "a phase 10ms off", truth: window, sources: 4,
 			best: with(fixed, func(f *result.Fit) { f.UnixPhaseNS = ptr(int64(10 * time.Millisecond)) }),
 			want: []string{"phase"},
+		},
+		{
+			// Answers that took up to 12ms place an edge no better than
+			// that: 10ms off is as close as the probe could see.
+			name: "a phase 10ms off, answers of 12ms", truth: window, sources: 4, u: 12 * time.Millisecond,
+			best: with(fixed, func(f *result.Fit) { f.UnixPhaseNS = ptr(int64(10 * time.Millisecond)) }),
 		},
 		{
 			// From one address a per-address limit is one limit.
@@ -175,7 +182,7 @@ func TestCheck(t *testing.T) {
 				offered = 1000
 			}
 			res := &result.Result{Runs: []result.Run{{Offered: offered}},
-				Probe: &result.Probe{Best: tc.best, RejectStatuses: statuses, Confidence: tc.confidence}}
+				Probe: &result.Probe{Best: tc.best, RejectStatuses: statuses, Confidence: tc.confidence, UncertaintyNS: int64(tc.u)}}
 			fails := Check(tc.truth, Run{Result: res, Sources: tc.sources, Wall: tc.wall})
 			var got []string
 			for _, f := range fails {
