@@ -23,7 +23,11 @@ import (
 )
 
 // TestFitSimTraces: a simulated trace of each model is fitted by that
-// model (or its exact equivalent) at 100% agreement, with its policy.
+// model (or its exact equivalent) at 100% agreement, with its policy,
+// under Poisson traffic and, for a bucket, under traffic that comes and
+// goes (on for a second at three times the rate, off for one), where
+// neither the mean over the trace nor the admissions per overloaded
+// second is its rate.
 func TestFitSimTraces(t *testing.T) {
 	// Poisson at twice the rate: random gaps tell the models apart,
 	// overload shows the rate, and window edges the phase.
@@ -33,7 +37,8 @@ func TestFitSimTraces(t *testing.T) {
 	for _, tc := range []struct {
 		algo string
 		p    algorithms.Policy
-		want string // the fitted model
+		src  workload.Source // nil: Poisson at twice the rate
+		want string          // the fitted model
 	}{
 		{algo: "gcra", p: algorithms.Policy{Limit: 50, Window: time.Second, Burst: 20}, want: "gcra"},
 		{algo: "token-bucket", p: algorithms.Policy{Limit: 40, Window: time.Second, Burst: 10}, want: "gcra"},
@@ -44,9 +49,19 @@ func TestFitSimTraces(t *testing.T) {
 		{algo: "gcra", p: algorithms.Policy{Limit: 100, Window: time.Minute, Burst: 5}, want: "gcra"},
 		{algo: "gcra", p: algorithms.Policy{Limit: 25, Window: 2 * time.Second, Burst: 25}, want: "gcra"},
 		{algo: "sliding-log", p: algorithms.Policy{Limit: 20, Window: 1500 * time.Millisecond}, want: "sliding-log"},
+		{algo: "gcra", p: algorithms.Policy{Limit: 50, Window: time.Second, Burst: 20}, want: "gcra",
+			src: &workload.OnOff{Rate: 150, On: time.Second, Off: time.Second, Duration: 30 * time.Second, Keys: 1, Cost: 1}},
 	} {
-		t.Run(tc.algo+"/"+tc.p.String(), func(t *testing.T) {
-			reqs := simTrace(t, tc.algo, tc.p, spec(2*tc.p.Rate()))
+		name := tc.algo + "/" + tc.p.String()
+		if tc.src != nil {
+			name += "/on-off"
+		}
+		t.Run(name, func(t *testing.T) {
+			src := tc.src
+			if src == nil {
+				src = spec(2 * tc.p.Rate())
+			}
+			reqs := simTrace(t, tc.algo, tc.p, src)
 			res, err := fit.Run(reqs, fit.Options{})
 			if err != nil {
 				t.Fatal(err)

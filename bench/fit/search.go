@@ -39,11 +39,12 @@ type scope struct {
 	// a single request's group has none.
 	members [][]int
 	// seeds read off the data: the admitted rates (per ns) of the busiest
-	// key, as the median per overloaded second and as the mean between its
-	// first and last rejection, and its first burst.
-	rate, mean float64
-	burst      int64
-	busy       int // the busiest key
+	// key, as the median per overloaded second, as the mean between its
+	// first and last rejection, and as that mean within each busy
+	// stretch (see stretchRate); and its first burst.
+	rate, mean, stretch float64
+	burst               int64
+	busy                int // the busiest key
 }
 
 func newData(reqs []Request, u int64, opts Options) *data {
@@ -188,7 +189,62 @@ func (d *data) newScope(name string, reqs []Request, keyOf func(Request) string)
 	}
 	s.busy = slices.Index(count, slices.Max(count))
 	s.rate, s.mean, s.burst = d.seeds(s)
+	s.stretch = d.stretchRate(s)
 	return s
+}
+
+// stretchRate is the busiest key's admitted rate (per ns) while it was
+// overloaded: its trace cut into busy stretches wherever it sent nothing
+// for ten times its median gap (and at least 100ms), the admissions
+// strictly between each stretch's first and last rejection over the time
+// between them, summed. A bucket that is kept empty admits at its rate
+// there, whatever it refilled while idle: traffic that comes and goes
+// (bursts, on and off) is read right, where the mean over the whole
+// trace counts the idle times and the median per second the refills.
+// It is 0 when no stretch has two rejections.
+func (d *data) stretchRate(s *scope) float64 {
+	var idx []int
+	for i := range d.t {
+		if s.key[i] == s.busy {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) < 3 {
+		return 0
+	}
+	gaps := make([]int64, len(idx)-1)
+	for j := 1; j < len(idx); j++ {
+		gaps[j-1] = d.t[idx[j]] - d.t[idx[j-1]]
+	}
+	idle := max(10*slices.Sorted(slices.Values(gaps))[len(gaps)/2], int64(100*time.Millisecond))
+	var admitted, span int64
+	firstRej, lastRej := int64(-1), int64(-1)
+	var since, between int64 // admissions since the first rejection, and up to the last
+	end := func() {
+		if lastRej > firstRej {
+			admitted, span = admitted+between, span+lastRej-firstRej
+		}
+		firstRej, lastRej, since, between = -1, -1, 0, 0
+	}
+	for j, i := range idx {
+		if j > 0 && gaps[j-1] > idle {
+			end()
+		}
+		switch {
+		case !d.adm[i]:
+			if firstRej < 0 {
+				firstRej = d.t[i]
+			}
+			lastRej, between = d.t[i], since
+		case firstRej >= 0:
+			since++
+		}
+	}
+	end()
+	if span == 0 {
+		return 0
+	}
+	return float64(max(admitted, 1)) / float64(span)
 }
 
 // seeds reads off the busiest key two estimates of its admitted rate (per
@@ -626,7 +682,11 @@ func (d *data) seedParams(f family, s *scope) []params {
 			phases = tickPhases
 		}
 		var out []params
-		for _, r := range append([]float64{s.rate, s.mean}, d.rates...) {
+		rates := append([]float64{s.rate, s.mean}, d.rates...)
+		if s.stretch > 0 {
+			rates = append(rates, s.stretch)
+		}
+		for _, r := range rates {
 			for _, b := range bursts {
 				for _, ph := range phases {
 					out = append(out, params{interval: int64(math.Round(1 / r)), burst: max(b, 1), phase: ph})
