@@ -3,6 +3,8 @@ package fit
 import (
 	"math"
 	"slices"
+
+	"github.com/ratebench/ratebench/algorithms/rule"
 )
 
 // params is a candidate policy. Rate-based models read interval (ns per
@@ -79,21 +81,24 @@ func (m *gcraModel) reset(p params, n int) {
 	m.tat = resize(m.tat, n, math.MinInt64)
 }
 
-func (m *gcraModel) decide(k int, t int64) bool { return max(m.tat[k], t)+m.t-t <= m.limit }
+func (m *gcraModel) decide(k int, t int64) bool { return rule.GCRAFits(m.tat[k], t, m.t, m.limit) }
 
 func (m *gcraModel) apply(k int, t int64, admitted bool) {
 	if admitted {
-		m.tat[k] = max(m.tat[k], t) + m.t
+		m.tat[k] = rule.GCRATake(m.tat[k], t, m.t)
 	}
 }
 
 // debtModel is a token bucket that a denied request also draws from, into
-// debt: as the GCRA, but every request moves the arrival time on, at most
-// to one capacity beyond the limit.
+// debt: every request, admitted or not, takes its token, at most down to
+// -B. Its tat holds, per key, the limiter's word: the instant the bucket
+// held no token, not a theoretical arrival time.
 type debtModel struct{ gcraModel }
 
+func (m *debtModel) decide(k int, t int64) bool { return rule.DebtFits(m.tat[k], t, m.t, m.limit) }
+
 func (m *debtModel) apply(k int, t int64, _ bool) {
-	m.tat[k] = min(max(m.tat[k], t)+m.t, t+2*m.limit)
+	m.tat[k] = rule.DebtTake(m.tat[k], t, m.t, m.limit)
 }
 
 // nginxModel is nginx's limit_req: excess in thousandths of a request,
