@@ -1,6 +1,10 @@
 package fit
 
-import "math"
+import (
+	"math"
+
+	"github.com/ratebench/ratebench/algorithms/rule"
+)
 
 // The models of limiters people deploy as they are, each the algorithm of
 // the same name in algorithms: go-chi/httprate's in-memory limiter and
@@ -101,7 +105,7 @@ func (m *haproxyModel) reset(p params, n int) {
 // count returns the millisecond key k counts a request at t in, and its
 // counter after it.
 func (m *haproxyModel) count(k int, t int64) (ms, tick, curr, prev int64) {
-	ms = max((floorTo(t, 1e6, m.phase)-m.phase)/1e6, m.last[k])
+	ms = max((rule.FloorTo(t, 1e6, m.phase)-m.phase)/1e6, m.last[k])
 	if m.last[k] == math.MinInt64 {
 		return ms, ms &^ 1, 1, 0
 	}

@@ -137,7 +137,7 @@ func (m *nginxModel) next(k int, t int64) int64 {
 
 // tick is the millisecond of nginx's clock that holds t.
 func (m *nginxModel) tick(t int64) int64 {
-	return (floorTo(t, 1e6, m.phase) - m.phase) / 1e6
+	return (rule.FloorTo(t, 1e6, m.phase) - m.phase) / 1e6
 }
 
 func (m *nginxModel) decide(k int, t int64) bool { return m.next(k, t) <= m.burst }
@@ -250,22 +250,16 @@ func (m *fixedModel) reset(p params, n int) {
 	m.count = resize(m.count, n, 0)
 }
 
-// decide and apply compare t with the key's window's end before they
-// divide: most requests fall in the window of the one before.
 func (m *fixedModel) decide(k int, t int64) bool {
-	if t >= m.start[k]+m.window {
-		return m.limit >= 1
-	}
-	return m.count[k] < m.limit
+	return rule.FixedFits(rule.FixedCount(m.start[k], m.count[k], t, m.window), 1, m.limit)
 }
 
 func (m *fixedModel) apply(k int, t int64, admitted bool) {
-	if t >= m.start[k]+m.window {
-		m.start[k], m.count[k] = floorTo(t, m.window, m.phase), 0
-	}
+	start, count := rule.FixedRoll(m.start[k], m.count[k], t, m.window, m.phase)
 	if admitted {
-		m.count[k]++
+		count = rule.FixedTake(count, 1)
 	}
+	m.start[k], m.count[k] = start, count
 }
 
 // firstModel is a fixed window that a key's first request opens, for W
@@ -315,17 +309,7 @@ func roll(t, start, prev, curr, w, phase int64) (int64, int64, int64) {
 	case t < start+2*w:
 		return start + w, curr, 0
 	}
-	return floorTo(t, w, phase), 0, 0
-}
-
-// floorTo is the start of the window of width w, starting at phase + jw,
-// that holds t.
-func floorTo(t, w, phase int64) int64 {
-	r := (t - phase) % w
-	if r < 0 {
-		r += w
-	}
-	return t - r
+	return rule.FloorTo(t, w, phase), 0, 0
 }
 
 // resize returns s with n elements, all v.
