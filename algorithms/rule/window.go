@@ -53,3 +53,25 @@ func FixedFits(count, cost, limit int64) bool {
 func FixedTake(count, cost int64) int64 {
 	return count + cost
 }
+
+// FirstRoll is the count at the instant t (ns) of a fixed window that a
+// request opened at start (ns) for w ns (the INCR-then-EXPIRE pattern),
+// from its count: zero once the window has expired. An instant before
+// start (a clock that went backwards) counts against the open window. Such
+// a window fits a request as FixedFits says.
+func FirstRoll(start, count, t, w int64) int64 {
+	if fixedOver(start, t, w) && count > 0 {
+		return 0
+	}
+	return count
+}
+
+// FirstTake is the start (ns) and count of such a window after a request
+// of cost units at the instant t (ns) is taken: one taken with no window
+// open (count zero) opens one at t.
+func FirstTake(start, count, t, cost int64) (int64, int64) {
+	if count == 0 {
+		start = t
+	}
+	return start, count + cost
+}

@@ -280,22 +280,13 @@ func (m *firstModel) reset(p params, n int) {
 	m.count = resize(m.count, n, 0)
 }
 
-func (m *firstModel) live(k int, t int64) bool {
-	return m.open[k] != math.MinInt64 && t < m.open[k]+m.window
-}
-
 func (m *firstModel) decide(k int, t int64) bool {
-	if !m.live(k, t) {
-		return m.limit >= 1
-	}
-	return m.count[k] < m.limit
+	return rule.FixedFits(rule.FirstRoll(m.open[k], m.count[k], t, m.window), 1, m.limit)
 }
 
 func (m *firstModel) apply(k int, t int64, _ bool) {
-	if !m.live(k, t) {
-		m.open[k], m.count[k] = t, 0
-	}
-	m.count[k]++
+	open := m.open[k]
+	m.open[k], m.count[k] = rule.FirstTake(open, rule.FirstRoll(open, m.count[k], t, m.window), t, 1)
 }
 
 // roll is a sliding counter's window start and its previous and current
