@@ -173,12 +173,12 @@ func (m *logModel) reset(p params, n int) {
 	}
 }
 
-// decide counts the log's entries in (t-window, t]; entries are in send
-// order, so a binary search finds the first.
+// decide counts the log's entries after its horizon, in (t-window, t];
+// entries are in send order, so a binary search finds the first.
 func (m *logModel) decide(k int, t int64) bool {
 	l := m.logs[k]
-	i, _ := slices.BinarySearch(l, t-m.window+1)
-	return int64(len(l)-i) < m.limit
+	i, _ := slices.BinarySearch(l, rule.LogHorizon(t, m.window)+1)
+	return rule.FixedFits(int64(len(l)-i), 1, m.limit)
 }
 
 func (m *logModel) apply(k int, t int64, admitted bool) {
@@ -186,7 +186,7 @@ func (m *logModel) apply(k int, t int64, admitted bool) {
 		return
 	}
 	l := m.logs[k]
-	drop, _ := slices.BinarySearch(l, t-m.window+1)
+	drop, _ := slices.BinarySearch(l, rule.LogHorizon(t, m.window)+1)
 	if drop > 0 && drop*2 >= len(l) { // keep the slice from growing without bound
 		l = append(l[:0], l[drop:]...)
 	}
