@@ -83,7 +83,3 @@ func (w *FixedWindow) resetAfter(end int64) time.Duration {
 	}
 	return time.Duration(end)
 }
-
-// windowStart is floor(t/w)*w, rounding toward minus infinity also for a
-// negative t.
-func windowStart(t, w int64) int64 { return rule.FloorTo(t, w, 0) }

@@ -44,7 +44,7 @@ func (m *httprateModel) reset(p params, n int) {
 // as they stand then.
 func (m *httprateModel) at(k int, t int64) (at, start, prev, curr int64) {
 	at = max(t, m.latest[k])
-	start, prev, curr = roll(at, m.start[k], m.prev[k], m.curr[k], m.window, m.phase)
+	start, prev, curr = rule.CounterRoll(m.start[k], m.prev[k], m.curr[k], at, m.window, m.phase)
 	return at, start, prev, curr
 }
 

@@ -200,6 +200,7 @@ type counterModel struct {
 	all                  bool
 	start, prev, curr    []int64
 	limit, window, phase int64
+	most                 int64 // where a count stops, with all
 	saved                [3]int64
 }
 
@@ -210,6 +211,7 @@ func (m *counterModel) restore(k int) {
 
 func (m *counterModel) reset(p params, n int) {
 	m.limit, m.window, m.phase = p.limit, p.window, p.phase
+	m.most = rule.CounterMost(p.limit, p.window)
 	m.start = resize(m.start, n, math.MinInt64)
 	m.prev = resize(m.prev, n, 0)
 	m.curr = resize(m.curr, n, 0)
@@ -217,20 +219,21 @@ func (m *counterModel) reset(p params, n int) {
 
 // at returns the counts as they stand at t.
 func (m *counterModel) at(k int, t int64) (start, prev, curr int64) {
-	return roll(t, m.start[k], m.prev[k], m.curr[k], m.window, m.phase)
+	return rule.CounterRoll(m.start[k], m.prev[k], m.curr[k], t, m.window, m.phase)
 }
 
 func (m *counterModel) decide(k int, t int64) bool {
 	start, prev, curr := m.at(k, t)
-	weight := start + m.window - t
-	room := m.limit - curr - 1
-	return room >= 0 && float64(room)*float64(m.window) >= float64(prev)*float64(weight)
+	return rule.CounterFits(prev, curr, rule.CounterWeight(start, t, m.window), 1, m.limit, m.window)
 }
 
 func (m *counterModel) apply(k int, t int64, admitted bool) {
 	m.start[k], m.prev[k], m.curr[k] = m.at(k, t)
-	if admitted || m.all {
-		m.curr[k]++
+	switch {
+	case m.all:
+		m.curr[k] = rule.CounterCount(m.curr[k], 1, m.most)
+	case admitted:
+		m.curr[k] = rule.FixedTake(m.curr[k], 1)
 	}
 }
 
@@ -287,20 +290,6 @@ func (m *firstModel) decide(k int, t int64) bool {
 func (m *firstModel) apply(k int, t int64, _ bool) {
 	open := m.open[k]
 	m.open[k], m.count[k] = rule.FirstTake(open, rule.FirstRoll(open, m.count[k], t, m.window), t, 1)
-}
-
-// roll is a sliding counter's window start and its previous and current
-// counts at t, from those of the window at start: windows of w start at
-// phase + jw. It divides only when t is past the next window: most
-// requests fall in the window of the one before, or the next.
-func roll(t, start, prev, curr, w, phase int64) (int64, int64, int64) {
-	switch {
-	case t < start+w:
-		return start, prev, curr
-	case t < start+2*w:
-		return start + w, curr, 0
-	}
-	return rule.FloorTo(t, w, phase), 0, 0
 }
 
 // resize returns s with n elements, all v.
