@@ -112,6 +112,7 @@ type nginxModel struct {
 	excess, last []int64 // last: the millisecond of the last admission
 	rate         int64   // thousandths of a request per second
 	burst        int64   // thousandths
+	most         int64   // requests admitted at once
 	phase        int64
 	saved        [2]int64
 }
@@ -121,31 +122,27 @@ func (m *nginxModel) restore(k int) { m.excess[k], m.last[k] = m.saved[0], m.sav
 
 func (m *nginxModel) reset(p params, n int) {
 	m.rate = int64(math.Round(1e12 / float64(p.interval)))
-	m.burst = (p.burst - 1) * 1000
+	m.burst, m.most = (p.burst-1)*rule.NginxUnit, p.burst
 	m.phase = p.phase
 	m.excess = resize(m.excess, n, 0)
 	m.last = resize(m.last, n, math.MinInt64)
 }
 
-func (m *nginxModel) next(k int, t int64) int64 {
-	if m.last[k] == math.MinInt64 {
-		return 0
-	}
-	ms := max(m.tick(t)-m.last[k], 0)
-	return max(m.excess[k]-m.rate*ms/1000+1000, 0)
-}
+// nginxNeverFull is the model's fullMs for NginxRoll: none. Its excess
+// follows the admissions observed, and may be above the burst, where the
+// limiter's shortcut for a drained bucket no longer holds.
+const nginxNeverFull = math.MaxInt64
 
-// tick is the millisecond of nginx's clock that holds t.
-func (m *nginxModel) tick(t int64) int64 {
-	return (rule.FloorTo(t, 1e6, m.phase) - m.phase) / 1e6
+func (m *nginxModel) decide(k int, t int64) bool {
+	base, _ := rule.NginxRoll(m.excess[k], m.last[k], rule.NginxTick(t, m.phase), m.rate, nginxNeverFull)
+	return rule.NginxFits(base, 1, m.most, m.burst)
 }
-
-func (m *nginxModel) decide(k int, t int64) bool { return m.next(k, t) <= m.burst }
 
 func (m *nginxModel) apply(k int, t int64, admitted bool) {
 	if admitted {
-		m.excess[k] = m.next(k, t)
-		m.last[k] = max(m.last[k], m.tick(t))
+		ms := rule.NginxTick(t, m.phase)
+		base, elapsed := rule.NginxRoll(m.excess[k], m.last[k], ms, m.rate, nginxNeverFull)
+		m.excess[k], m.last[k] = rule.NginxTake(base, elapsed, m.last[k], ms, 1)
 	}
 }
 
