@@ -48,19 +48,15 @@ func (m *httprateModel) at(k int, t int64) (at, start, prev, curr int64) {
 	return at, start, prev, curr
 }
 
-// decide admits while round(rate) <= limit-1, that is (the rate is never
-// negative, and rounds half away from zero) while rate < limit - 1/2.
 func (m *httprateModel) decide(k int, t int64) bool {
 	at, start, prev, curr := m.at(k, t)
-	w := float64(m.window)
-	rate := float64(prev)*(w-float64(at-start))/w + float64(curr)
-	return rate < float64(m.limit)-0.5
+	return rule.HTTPRateFits(rule.HTTPRateEstimate(prev, curr, at-start, m.window), 1, m.limit)
 }
 
 func (m *httprateModel) apply(k int, t int64, admitted bool) {
 	m.latest[k], m.start[k], m.prev[k], m.curr[k] = m.at(k, t)
 	if admitted {
-		m.curr[k]++
+		m.curr[k] = rule.FixedTake(m.curr[k], 1)
 	}
 }
 
