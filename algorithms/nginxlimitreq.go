@@ -148,7 +148,7 @@ func (g *NginxLimitReq) Allow(now time.Duration, _ string, cost int64) (Decision
 	if cost < 1 {
 		return Decision{}, fmt.Errorf("nginx-limit-req: %w: %d", ErrInvalidCost, cost)
 	}
-	m := rule.NginxTick(int64(now), 0)
+	m := rule.Millis(int64(now), 0)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	base, elapsed := rule.NginxRoll(g.excess, g.last, m, g.rate, g.fullMs)

@@ -10,18 +10,6 @@ const NginxUnit = 1000
 // still; further back, it takes 1ms forward.
 const nginxBackLimit = 60000
 
-// NginxTick is the millisecond of a clock whose milliseconds start phase
-// ns into the instants' (0 <= phase < 1ms) that holds the instant t (ns):
-// floor((t-phase)/1ms).
-func NginxTick(t, phase int64) int64 {
-	d := t - phase
-	m := d / 1e6
-	if d%1e6 < 0 {
-		m-- // floor, also before the clock's zero
-	}
-	return m
-}
-
 // NginxFullMs is the milliseconds in which nginx's limit_req, draining
 // rate (>= 1) thousandths of a request per second, drains the fullest
 // excess of a burst of most requests (the first included):

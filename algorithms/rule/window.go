@@ -11,6 +11,18 @@ func FloorTo(t, w, phase int64) int64 {
 	return t - r
 }
 
+// Millis is the millisecond that holds the instant t (ns) on a clock of
+// whole milliseconds, such as nginx's and HAProxy's, whose milliseconds
+// start phase ns into the instants' (0 <= phase < 1ms): floor((t-phase)/1ms).
+func Millis(t, phase int64) int64 {
+	d := t - phase
+	m := d / 1e6
+	if d%1e6 < 0 {
+		m-- // floor, also before the clock's zero
+	}
+	return m
+}
+
 // FixedRoll is a fixed window's state at the instant t (ns): the start
 // (ns) of its current window and the cost counted in it (FixedCount), from
 // those of the window at start. Windows are w ns long and start at phase

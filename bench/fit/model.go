@@ -134,13 +134,13 @@ func (m *nginxModel) reset(p params, n int) {
 const nginxNeverFull = math.MaxInt64
 
 func (m *nginxModel) decide(k int, t int64) bool {
-	base, _ := rule.NginxRoll(m.excess[k], m.last[k], rule.NginxTick(t, m.phase), m.rate, nginxNeverFull)
+	base, _ := rule.NginxRoll(m.excess[k], m.last[k], rule.Millis(t, m.phase), m.rate, nginxNeverFull)
 	return rule.NginxFits(base, 1, m.most, m.burst)
 }
 
 func (m *nginxModel) apply(k int, t int64, admitted bool) {
 	if admitted {
-		ms := rule.NginxTick(t, m.phase)
+		ms := rule.Millis(t, m.phase)
 		base, elapsed := rule.NginxRoll(m.excess[k], m.last[k], ms, m.rate, nginxNeverFull)
 		m.excess[k], m.last[k] = rule.NginxTake(base, elapsed, m.last[k], ms, 1)
 	}
