@@ -5,6 +5,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/ratebench/ratebench/algorithms/rule"
 )
 
 // FixedWindow counts cost per aligned window [k*W, (k+1)*W), k =
@@ -53,11 +55,9 @@ func (w *FixedWindow) Allow(now time.Duration, _ string, cost int64) (Decision, 
 	t := int64(now)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if start := windowStart(t, w.window); start > w.start {
-		w.start, w.count = start, 0
-	}
+	w.start, w.count = rule.FixedRoll(w.start, w.count, t, w.window, 0)
 	end := w.start + w.window - t // time to the next window start
-	if cost > w.limit-w.count {
+	if !rule.FixedFits(w.count, cost, w.limit) {
 		retry := Never
 		if cost <= w.limit {
 			retry = time.Duration(end)
@@ -68,7 +68,7 @@ func (w *FixedWindow) Allow(now time.Duration, _ string, cost int64) (Decision, 
 			ResetAfter: w.resetAfter(end),
 		}, nil
 	}
-	w.count += cost
+	w.count = rule.FixedTake(w.count, cost)
 	return Decision{
 		Allowed:    true,
 		Remaining:  w.limit - w.count,
@@ -82,14 +82,4 @@ func (w *FixedWindow) resetAfter(end int64) time.Duration {
 		return 0
 	}
 	return time.Duration(end)
-}
-
-// windowStart is floor(t/w)*w, rounding toward minus infinity also for a
-// negative t.
-func windowStart(t, w int64) int64 {
-	r := t % w
-	if r < 0 {
-		r += w
-	}
-	return t - r
 }

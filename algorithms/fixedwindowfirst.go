@@ -5,6 +5,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/ratebench/ratebench/algorithms/rule"
 )
 
 // FixedWindowFirst is a fixed window that opens at a request instead of at
@@ -62,12 +64,8 @@ func (w *FixedWindowFirst) Allow(now time.Duration, _ string, cost int64) (Decis
 	defer w.mu.Unlock()
 	w.latest = max(w.latest, int64(now))
 	t := w.latest
-	// Expired: t-start >= W. The unsigned difference fits even when start is
-	// still math.MinInt64; t >= start always.
-	if w.count > 0 && uint64(t)-uint64(w.start) >= uint64(w.window) {
-		w.count = 0
-	}
-	if cost > w.limit-w.count {
+	w.count = rule.FirstRoll(w.start, w.count, t, w.window)
+	if !rule.FixedFits(w.count, cost, w.limit) {
 		retry := Never
 		if cost <= w.limit { // then a window is open and full enough
 			retry = time.Duration(w.start + w.window - int64(now))
@@ -78,10 +76,7 @@ func (w *FixedWindowFirst) Allow(now time.Duration, _ string, cost int64) (Decis
 			ResetAfter: w.resetAfter(now),
 		}, nil
 	}
-	if w.count == 0 {
-		w.start = t
-	}
-	w.count += cost
+	w.start, w.count = rule.FirstTake(w.start, w.count, t, cost)
 	return Decision{
 		Allowed:    true,
 		Remaining:  w.limit - w.count,

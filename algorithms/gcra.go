@@ -5,6 +5,8 @@ import (
 	"math"
 	"sync/atomic"
 	"time"
+
+	"github.com/ratebench/ratebench/algorithms/rule"
 )
 
 // GCRA is the generic cell rate algorithm (ITU-T I.371) in its virtual
@@ -59,15 +61,15 @@ func (g *GCRA) DecideWord(state *atomic.Int64, now time.Duration, cost int64) (D
 	inc := cost * g.interval
 	for {
 		tat := state.Load()
-		base := max(tat, t)
-		next := base + inc
-		if next-t > g.limit {
+		if !rule.GCRAFits(tat, t, inc, g.limit) {
+			base := max(tat, t)
 			return Decision{
 				Remaining:  g.perUnit.div(max(g.limit-(base-t), 0)),
-				RetryAfter: time.Duration(next - t - g.limit),
+				RetryAfter: time.Duration(base + inc - t - g.limit),
 				ResetAfter: time.Duration(base - t),
 			}, nil
 		}
+		next := rule.GCRATake(tat, t, inc)
 		if state.CompareAndSwap(tat, next) {
 			return Decision{
 				Allowed:    true,

@@ -3,11 +3,11 @@ package algorithms
 import (
 	"fmt"
 	"math"
-	"math/bits"
 	"sync"
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms/internal/wide"
+	"github.com/ratebench/ratebench/algorithms/rule"
 )
 
 // HAProxyReqRate is HAProxy 2.6's stick-table request rate, for one
@@ -86,16 +86,8 @@ type HAProxyReqRate struct {
 	most   int64 // where a count stops
 
 	mu     sync.Mutex
-	ctr    haproxyCounter
+	ctr    rule.HAProxyCounter
 	latest int64 // latest instant seen, ns; math.MinInt64 at first
-}
-
-// haproxyCounter is one freq_ctr: a plain value, so that a decision can
-// try a request on a copy.
-type haproxyCounter struct {
-	tick       int64 // start of the current period, ms, even
-	curr, prev int64 // requests counted in it and in the one before
-	open       bool  // a request has been counted
 }
 
 const (
@@ -124,10 +116,7 @@ func NewHAProxyReqRate(p Policy) (*HAProxyReqRate, error) {
 	if err != nil {
 		return nil, fmt.Errorf("haproxy-req-rate: %w", err)
 	}
-	most := int64(math.MaxInt64)
-	if hi, lo := bits.Mul64(uint64(p.Limit)+1, uint64(period)); hi == 0 && lo <= math.MaxInt64 {
-		most = int64(lo)
-	}
+	most := rule.HAProxyMost(p.Limit, period)
 	return &HAProxyReqRate{limit: p.Limit, period: period, most: most, latest: math.MinInt64}, nil
 }
 
@@ -162,10 +151,7 @@ func (h *HAProxyReqRate) Allow(now time.Duration, _ string, cost int64) (Decisio
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.latest = max(h.latest, int64(now))
-	m := h.latest / haproxyTick
-	if h.latest%haproxyTick < 0 {
-		m-- // floor, also before the clock's zero
-	}
+	m := rule.Millis(h.latest, 0)
 	h.ctr = h.count(h.ctr, m, cost)
 	allowed := cost <= h.limit && h.fits(h.ctr, m)
 	d := Decision{Allowed: allowed, Remaining: h.remaining(h.ctr, m)}
@@ -181,57 +167,28 @@ func (h *HAProxyReqRate) Allow(now time.Duration, _ string, cost int64) (Decisio
 	return d, nil
 }
 
-// count returns c after n requests at millisecond m, one after the
-// other, m being at or after every millisecond c has counted. At most two
-// of them rotate the counter: the first rotation leaves m - tick <= P,
-// equal only for an odd P, and a second then leaves it at most 1.
-func (h *HAProxyReqRate) count(c haproxyCounter, m, n int64) haproxyCounter {
-	if !c.open {
-		return haproxyCounter{tick: m &^ 1, curr: min(n, h.most), open: true}
-	}
-	for range 2 {
-		if m-c.tick < h.period {
-			break
-		}
-		next := c.tick + h.period
-		c.prev, c.curr = c.curr, 1
-		if m-next >= h.period { // the next period is over too
-			c.prev, next = 0, m
-		}
-		c.tick = next &^ 1
-		if n--; n == 0 {
-			return c
-		}
-	}
-	if n >= h.most-c.curr {
-		c.curr = h.most
-	} else {
-		c.curr += n
-	}
-	return c
+// count returns c after n requests at millisecond m (rule.HAProxyCount).
+func (h *HAProxyReqRate) count(c rule.HAProxyCounter, m, n int64) rule.HAProxyCounter {
+	return rule.HAProxyCount(c, m, n, h.period, h.most)
 }
 
 // fits reports whether the rate the deny rule reads at millisecond m from
-// c, which has just counted a request at m (so 0 <= m - tick <= P), is at
-// most L. The sum is not formed, so that it cannot overflow.
-func (h *HAProxyReqRate) fits(c haproxyCounter, m int64) bool {
-	if c.curr > h.limit {
-		return false
-	}
-	return wide.MulDiv(c.prev, c.tick+h.period-m, h.period) <= h.limit-c.curr
+// c, which has just counted a request at m, is at most L (rule.HAProxyFits).
+func (h *HAProxyReqRate) fits(c rule.HAProxyCounter, m int64) bool {
+	return rule.HAProxyFits(c, m, h.period, h.limit)
 }
 
 // remaining is the largest cost, at most L, of a request at millisecond
 // m that c admits: after the first two of its requests (which may rotate
 // the counter) each one adds one to the rate.
-func (h *HAProxyReqRate) remaining(c haproxyCounter, m int64) int64 {
+func (h *HAProxyReqRate) remaining(c rule.HAProxyCounter, m int64) int64 {
 	var best int64
 	if h.fits(h.count(c, m, 1), m) {
 		best = 1
 	}
 	if h.limit >= 2 {
 		if two := h.count(c, m, 2); h.fits(two, m) {
-			rate := two.curr + wide.MulDiv(two.prev, two.tick+h.period-m, h.period)
+			rate := two.Curr + wide.MulDiv(two.Prev, two.Tick+h.period-m, h.period)
 			best = min(2+h.limit-rate, h.limit)
 		}
 	}
@@ -244,17 +201,17 @@ func (h *HAProxyReqRate) remaining(c haproxyCounter, m int64) int64 {
 // previous count's weight falls each millisecond; in the next, which the
 // request opens by rotating and where the current count weighs; or at
 // tick + 2P, where it opens a window of its own.
-func (h *HAProxyReqRate) firstAdmit(c haproxyCounter, m, n int64) int64 {
+func (h *HAProxyReqRate) firstAdmit(c rule.HAProxyCounter, m, n int64) int64 {
 	p := h.period
-	if end := c.tick + p - 1; m <= end {
-		if u, ok := h.firstIn(c, n, m, end, c.tick, c.prev, h.limit-n-c.curr); ok {
+	if end := c.Tick + p - 1; m <= end {
+		if u, ok := h.firstIn(c, n, m, end, c.Tick, c.Prev, h.limit-n-c.Curr); ok {
 			return u
 		}
 	}
-	if u, ok := h.firstIn(c, n, max(m, c.tick+p), c.tick+2*p-1, (c.tick+p)&^1, c.curr, h.limit-n); ok {
+	if u, ok := h.firstIn(c, n, max(m, c.Tick+p), c.Tick+2*p-1, (c.Tick+p)&^1, c.Curr, h.limit-n); ok {
 		return u
 	}
-	return c.tick + 2*p
+	return c.Tick + 2*p
 }
 
 // firstIn returns the first millisecond in [lo, hi] at which a request of
@@ -266,7 +223,7 @@ func (h *HAProxyReqRate) firstAdmit(c haproxyCounter, m, n int64) int64 {
 // pass (an odd period's second rotation only lowers it more), so that
 // guess is checked on the counter itself, and a binary search settles
 // the rest.
-func (h *HAProxyReqRate) firstIn(c haproxyCounter, n, lo, hi, tick, weighed, room int64) (int64, bool) {
+func (h *HAProxyReqRate) firstIn(c rule.HAProxyCounter, n, lo, hi, tick, weighed, room int64) (int64, bool) {
 	switch {
 	case room < 0:
 		return 0, false

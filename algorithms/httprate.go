@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"sync"
 	"time"
+
+	"github.com/ratebench/ratebench/algorithms/rule"
 )
 
 // HTTPRate is go-chi/httprate v0.16.1's limiter on its default in-memory
@@ -140,11 +142,14 @@ func (h *HTTPRate) Allow(now time.Duration, _ string, cost int64) (Decision, err
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	t := h.advance(now)
-	rate := h.rounded(h.prev, h.curr, t-h.start)
-	allowed := cost <= h.limit && rate <= h.limit-cost
+	estimate := rule.HTTPRateEstimate(h.prev, h.curr, t-h.start, h.window)
+	allowed := rule.HTTPRateFits(estimate, cost, h.limit)
+	var rate int64
 	if allowed {
-		h.curr += cost
+		h.curr = rule.FixedTake(h.curr, cost)
 		rate = h.rounded(h.prev, h.curr, t-h.start)
+	} else {
+		rate = int64(math.Round(estimate))
 	}
 	d := Decision{Allowed: allowed, Remaining: max(h.limit-rate, 0)}
 	if full := h.firstFit(h.limit, t); full > t {
@@ -164,17 +169,7 @@ func (h *HTTPRate) Allow(now time.Duration, _ string, cost int64) (Decision, err
 func (h *HTTPRate) advance(now time.Duration) int64 {
 	h.latest = max(h.latest, int64(now))
 	t := h.latest
-	// (t mod W - phase) is in (-2W, W): adding 2W keeps it positive, and
-	// W <= maxSpan keeps it from overflowing.
-	start := t - (t%h.window-h.phase+2*h.window)%h.window
-	if start > h.start {
-		if start == h.start+h.window {
-			h.prev = h.curr
-		} else {
-			h.prev = 0
-		}
-		h.start, h.curr = start, 0
-	}
+	h.start, h.prev, h.curr = rule.CounterRoll(h.start, h.prev, h.curr, t, h.window, h.phase)
 	return t
 }
 
@@ -182,15 +177,13 @@ func (h *HTTPRate) advance(now time.Duration) int64 {
 // ns into the current window, rate computed in float64 exactly as
 // httprate computes it.
 func (h *HTTPRate) rounded(prev, curr, diff int64) int64 {
-	w := float64(h.window)
-	rate := float64(prev)*(w-float64(diff))/w + float64(curr)
-	return int64(math.Round(rate))
+	return int64(math.Round(rule.HTTPRateEstimate(prev, curr, diff, h.window)))
 }
 
 // fits reports whether a request of cost n <= L is admitted by the counts
 // prev and curr at diff ns into their window.
 func (h *HTTPRate) fits(prev, curr, diff, n int64) bool {
-	return h.rounded(prev, curr, diff) <= h.limit-n
+	return rule.HTTPRateFits(rule.HTTPRateEstimate(prev, curr, diff, h.window), n, h.limit)
 }
 
 // firstFit returns the first instant at or after t, the latest instant

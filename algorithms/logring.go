@@ -1,5 +1,7 @@
 package algorithms
 
+import "github.com/ratebench/ratebench/algorithms/rule"
+
 // logEntry is cost logged at one instant.
 type logEntry struct {
 	at, cost int64
@@ -36,9 +38,10 @@ func (r *logRing) dropOldest() {
 	r.n--
 }
 
-// expire drops the entries that no longer count at t: at <= t-W.
+// expire drops the entries that no longer count at t.
 func (r *logRing) expire(t int64) {
-	for r.n > 0 && r.ring[r.head].at <= t-r.window {
+	horizon := rule.LogHorizon(t, r.window)
+	for r.n > 0 && r.ring[r.head].at <= horizon {
 		r.dropOldest()
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms/internal/wide"
+	"github.com/ratebench/ratebench/algorithms/rule"
 )
 
 // NginxLimitReq is nginx's limit_req with nodelay, for one zone and one
@@ -78,11 +79,10 @@ type NginxLimitReq struct {
 }
 
 const (
-	nginxTick      = int64(time.Millisecond)
-	nginxUnit      = 1000    // thousandths in a request
-	nginxMaxBurst  = 1 << 40 // so that 10^6*B fits an int64 with room
-	nginxBackLimit = 60000   // ms back beyond which nginx takes 1ms forward
-	noLast         = math.MinInt64
+	nginxTick     = int64(time.Millisecond)
+	nginxUnit     = rule.NginxUnit // thousandths in a request
+	nginxMaxBurst = 1 << 40        // so that 10^6*B fits an int64 with room
+	noLast        = math.MinInt64
 )
 
 // nginxRate returns nginx's rate for p, floor(L*10^12/W) thousandths of a
@@ -103,7 +103,7 @@ func nginxRate(p Policy) (Policy, int64, int64, error) {
 	case p.Burst > nginxMaxBurst:
 		return p, 0, 0, fmt.Errorf("%w: burst %d is above %d", ErrInvalidPolicy, p.Burst, int64(nginxMaxBurst))
 	}
-	fullMs := (p.Burst*1_000_000 + rate - 1) / rate
+	fullMs := rule.NginxFullMs(rate, p.Burst)
 	if fullMs > int64(maxSpan)/nginxTick {
 		return p, 0, 0, fmt.Errorf("%w: burst %d at %d thousandths per second takes too long to drain", ErrInvalidPolicy, p.Burst, rate)
 	}
@@ -148,25 +148,17 @@ func (g *NginxLimitReq) Allow(now time.Duration, _ string, cost int64) (Decision
 	if cost < 1 {
 		return Decision{}, fmt.Errorf("nginx-limit-req: %w: %d", ErrInvalidCost, cost)
 	}
-	m := int64(now) / nginxTick
-	if int64(now)%nginxTick < 0 {
-		m-- // floor, also before the clock's zero
-	}
+	m := rule.Millis(int64(now), 0)
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	base, elapsed := g.excessAt(m)
-	if cost <= g.most {
-		if next := base + (cost-1)*nginxUnit; next <= g.burst {
-			g.excess = next
-			if elapsed != 0 {
-				g.last = m
-			}
-			return Decision{
-				Allowed:    true,
-				Remaining:  g.remaining(next + nginxUnit), // at m, elapsed is now 0
-				ResetAfter: g.resetAfter(now),
-			}, nil
-		}
+	base, elapsed := rule.NginxRoll(g.excess, g.last, m, g.rate, g.fullMs)
+	if rule.NginxFits(base, cost, g.most, g.burst) {
+		g.excess, g.last = rule.NginxTake(base, elapsed, g.last, m, cost)
+		return Decision{
+			Allowed:    true,
+			Remaining:  g.remaining(g.excess + nginxUnit), // at m, elapsed is now 0
+			ResetAfter: g.resetAfter(now),
+		}, nil
 	}
 	retry := Never
 	if cost <= g.most {
@@ -180,25 +172,6 @@ func (g *NginxLimitReq) Allow(now time.Duration, _ string, cost int64) (Decision
 		RetryAfter: retry,
 		ResetAfter: g.resetAfter(now),
 	}, nil
-}
-
-// excessAt returns the excess a request at millisecond m is given, and the
-// elapsed milliseconds nginx counts for it (0: last is not moved).
-func (g *NginxLimitReq) excessAt(m int64) (excess, elapsed int64) {
-	if g.last == noLast {
-		return 0, 1 // a new node: excess 0, last set
-	}
-	e := m - g.last
-	switch {
-	case e < -nginxBackLimit:
-		e = 1
-	case e < 0:
-		e = 0
-	}
-	if e >= g.fullMs { // drained whatever excess is; rate*e may not fit
-		return 0, e
-	}
-	return max(g.excess-g.rate*e/1000+nginxUnit, 0), e
 }
 
 // remaining is the number of requests of one admitted at the same instant

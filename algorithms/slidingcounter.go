@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms/internal/wide"
+	"github.com/ratebench/ratebench/algorithms/rule"
 )
 
 // SlidingCounter is Cloudflare's sliding window counter: the cost admitted
@@ -64,8 +65,8 @@ func (c *SlidingCounter) Allow(now time.Duration, _ string, cost int64) (Decisio
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	weight := c.advance(now)
-	if cost <= c.limit-c.curr && !wide.Less(c.limit-c.curr-cost, c.window, c.prev, weight) {
-		c.curr += cost
+	if rule.CounterFits(c.prev, c.curr, weight, cost, c.limit, c.window) {
+		c.curr = rule.FixedTake(c.curr, cost)
 		return Decision{
 			Allowed:    true,
 			Remaining:  c.remaining(weight),
@@ -137,13 +138,6 @@ func newWindowPair(w time.Duration) windowPair {
 func (c *windowPair) advance(now time.Duration) (weight int64) {
 	c.latest = max(c.latest, int64(now))
 	t := c.latest
-	if start := windowStart(t, c.window); start > c.start {
-		if start == c.start+c.window {
-			c.prev = c.curr
-		} else {
-			c.prev = 0
-		}
-		c.start, c.curr = start, 0
-	}
-	return c.start + c.window - t
+	c.start, c.prev, c.curr = rule.CounterRoll(c.start, c.prev, c.curr, t, c.window, 0)
+	return rule.CounterWeight(c.start, t, c.window)
 }

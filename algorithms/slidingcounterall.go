@@ -2,12 +2,11 @@ package algorithms
 
 import (
 	"fmt"
-	"math"
-	"math/bits"
 	"sync"
 	"time"
 
 	"github.com/ratebench/ratebench/algorithms/internal/wide"
+	"github.com/ratebench/ratebench/algorithms/rule"
 )
 
 // SlidingCounterAll is the sliding window counter of SlidingCounter (the
@@ -59,10 +58,7 @@ func NewSlidingCounterAll(p Policy) (*SlidingCounterAll, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sliding-counter-all: %w", err)
 	}
-	most := int64(math.MaxInt64)
-	if hi, lo := bits.Mul64(uint64(p.Limit), uint64(p.Window)); hi == 0 && lo <= math.MaxInt64 {
-		most = int64(lo)
-	}
+	most := rule.CounterMost(p.Limit, int64(p.Window))
 	return &SlidingCounterAll{limit: p.Limit, most: most, windowPair: newWindowPair(p.Window)}, nil
 }
 
@@ -74,14 +70,8 @@ func (c *SlidingCounterAll) Allow(now time.Duration, _ string, cost int64) (Deci
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	weight := c.advance(now)
-	// curr may be far above L here: L-curr does not overflow, L-curr-cost
-	// is only computed once cost <= L-curr.
-	allowed := cost <= c.limit-c.curr && !wide.Less(c.limit-c.curr-cost, c.window, c.prev, weight)
-	if cost >= c.most-c.curr {
-		c.curr = c.most
-	} else {
-		c.curr += cost
-	}
+	allowed := rule.CounterFits(c.prev, c.curr, weight, cost, c.limit, c.window)
+	c.curr = rule.CounterCount(c.curr, cost, c.most)
 	d := Decision{
 		Allowed:    allowed,
 		Remaining:  c.remaining(weight),

@@ -5,6 +5,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/ratebench/ratebench/algorithms/rule"
 )
 
 // SlidingLog is the exact reference: it keeps a log of the admitted
@@ -63,7 +65,7 @@ func (s *SlidingLog) Allow(now time.Duration, _ string, cost int64) (Decision, e
 	s.latest = max(s.latest, int64(now))
 	t := s.latest
 	s.expire(t)
-	if cost > s.limit-s.sum {
+	if !rule.FixedFits(s.sum, cost, s.limit) {
 		retry := Never
 		if cost <= s.limit {
 			retry = time.Duration(s.expiresBy(s.sum+cost-s.limit) - int64(now))

@@ -5,6 +5,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/ratebench/ratebench/algorithms/rule"
 )
 
 // SlidingLogAll is a sliding log that records every request, admitted or
@@ -77,7 +79,7 @@ func (s *SlidingLogAll) Allow(now time.Duration, _ string, cost int64) (Decision
 	s.latest = max(s.latest, int64(now))
 	t := s.latest
 	s.expire(t)
-	allowed := cost <= s.limit-s.sum
+	allowed := rule.FixedFits(s.sum, cost, s.limit)
 	s.record(t, min(cost, s.limit))
 	d := Decision{
 		Allowed:    allowed,

@@ -5,6 +5,8 @@ import (
 	"math"
 	"sync/atomic"
 	"time"
+
+	"github.com/ratebench/ratebench/algorithms/rule"
 )
 
 // TokenBucketDebt is a token bucket of capacity B refilled continuously at
@@ -84,18 +86,10 @@ func (b *TokenBucketDebt) DecideWord(state *atomic.Int64, now time.Duration, cos
 	take := min(cost, 2*b.burst) * b.interval
 	for {
 		old := state.Load()
-		base := max(old, t-b.capacity) // tokens beyond B are not kept
-		have := t - base               // tokens * T, negative in debt
-		allowed := cost <= b.burst && have >= take
-		next := old
-		if allowed {
-			next = base + take // <= t
-		} else if room := t + b.capacity - base; room > 0 {
-			// Down to -B tokens at t and no further, never earlier than the
-			// word already is: after a backwards clock it may be later than
-			// t+B*T (room <= 0), and then stays as it is.
-			next = base + min(take, room)
-		}
+		allowed := cost <= b.burst && rule.DebtFits(old, t, take, b.capacity)
+		// Taken either way: down to -B tokens at t and no further, never
+		// earlier than the word already is.
+		next := rule.DebtTake(old, t, take, b.capacity)
 		if next != old && !state.CompareAndSwap(old, next) {
 			continue
 		}

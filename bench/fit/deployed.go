@@ -1,6 +1,10 @@
 package fit
 
-import "math"
+import (
+	"math"
+
+	"github.com/ratebench/ratebench/algorithms/rule"
+)
 
 // The models of limiters people deploy as they are, each the algorithm of
 // the same name in algorithms: go-chi/httprate's in-memory limiter and
@@ -40,23 +44,19 @@ func (m *httprateModel) reset(p params, n int) {
 // as they stand then.
 func (m *httprateModel) at(k int, t int64) (at, start, prev, curr int64) {
 	at = max(t, m.latest[k])
-	start, prev, curr = roll(at, m.start[k], m.prev[k], m.curr[k], m.window, m.phase)
+	start, prev, curr = rule.CounterRoll(m.start[k], m.prev[k], m.curr[k], at, m.window, m.phase)
 	return at, start, prev, curr
 }
 
-// decide admits while round(rate) <= limit-1, that is (the rate is never
-// negative, and rounds half away from zero) while rate < limit - 1/2.
 func (m *httprateModel) decide(k int, t int64) bool {
 	at, start, prev, curr := m.at(k, t)
-	w := float64(m.window)
-	rate := float64(prev)*(w-float64(at-start))/w + float64(curr)
-	return rate < float64(m.limit)-0.5
+	return rule.HTTPRateFits(rule.HTTPRateEstimate(prev, curr, at-start, m.window), 1, m.limit)
 }
 
 func (m *httprateModel) apply(k int, t int64, admitted bool) {
 	m.latest[k], m.start[k], m.prev[k], m.curr[k] = m.at(k, t)
 	if admitted {
-		m.curr[k]++
+		m.curr[k] = rule.FixedTake(m.curr[k], 1)
 	}
 }
 
@@ -76,6 +76,7 @@ type haproxyModel struct {
 	tick, curr, prev []int64
 	last             []int64 // the latest millisecond counted; math.MinInt64 before any
 	limit, period    int64
+	most             int64 // where a count stops
 	phase            int64 // ns, in [0, 1ms)
 	saved            [4]int64
 }
@@ -91,6 +92,7 @@ func (m *haproxyModel) restore(k int) {
 func (m *haproxyModel) reset(p params, n int) {
 	m.limit = p.limit
 	m.period = max((p.window+5e5)/1e6, 2)
+	m.most = rule.HAProxyMost(m.limit, m.period)
 	m.phase = floorMod(p.phase, 1e6)
 	m.tick = resize(m.tick, n, 0)
 	m.curr = resize(m.curr, n, 0)
@@ -100,28 +102,18 @@ func (m *haproxyModel) reset(p params, n int) {
 
 // count returns the millisecond key k counts a request at t in, and its
 // counter after it.
-func (m *haproxyModel) count(k int, t int64) (ms, tick, curr, prev int64) {
-	ms = max((floorTo(t, 1e6, m.phase)-m.phase)/1e6, m.last[k])
-	if m.last[k] == math.MinInt64 {
-		return ms, ms &^ 1, 1, 0
-	}
-	tick, curr, prev = m.tick[k], m.curr[k], m.prev[k]
-	if ms-tick < m.period {
-		return ms, tick, curr + 1, prev
-	}
-	next := tick + m.period
-	prev, curr = curr, 1
-	if ms-next >= m.period {
-		prev, next = 0, ms
-	}
-	return ms, next &^ 1, curr, prev
+func (m *haproxyModel) count(k int, t int64) (int64, rule.HAProxyCounter) {
+	ms := max(rule.Millis(t, m.phase), m.last[k])
+	c := rule.HAProxyCounter{Tick: m.tick[k], Curr: m.curr[k], Prev: m.prev[k], Open: m.last[k] != math.MinInt64}
+	return ms, rule.HAProxyCount(c, ms, 1, m.period, m.most)
 }
 
 func (m *haproxyModel) decide(k int, t int64) bool {
-	ms, tick, curr, prev := m.count(k, t)
-	return curr+prev*(tick+m.period-ms)/m.period <= m.limit
+	ms, c := m.count(k, t)
+	return rule.HAProxyFits(c, ms, m.period, m.limit)
 }
 
 func (m *haproxyModel) apply(k int, t int64, _ bool) {
-	m.last[k], m.tick[k], m.curr[k], m.prev[k] = m.count(k, t)
+	ms, c := m.count(k, t)
+	m.last[k], m.tick[k], m.curr[k], m.prev[k] = ms, c.Tick, c.Curr, c.Prev
 }

@@ -3,6 +3,8 @@ package fit
 import (
 	"math"
 	"slices"
+
+	"github.com/ratebench/ratebench/algorithms/rule"
 )
 
 // params is a candidate policy. Rate-based models read interval (ns per
@@ -79,21 +81,24 @@ func (m *gcraModel) reset(p params, n int) {
 	m.tat = resize(m.tat, n, math.MinInt64)
 }
 
-func (m *gcraModel) decide(k int, t int64) bool { return max(m.tat[k], t)+m.t-t <= m.limit }
+func (m *gcraModel) decide(k int, t int64) bool { return rule.GCRAFits(m.tat[k], t, m.t, m.limit) }
 
 func (m *gcraModel) apply(k int, t int64, admitted bool) {
 	if admitted {
-		m.tat[k] = max(m.tat[k], t) + m.t
+		m.tat[k] = rule.GCRATake(m.tat[k], t, m.t)
 	}
 }
 
 // debtModel is a token bucket that a denied request also draws from, into
-// debt: as the GCRA, but every request moves the arrival time on, at most
-// to one capacity beyond the limit.
+// debt: every request, admitted or not, takes its token, at most down to
+// -B. Its tat holds, per key, the limiter's word: the instant the bucket
+// held no token, not a theoretical arrival time.
 type debtModel struct{ gcraModel }
 
+func (m *debtModel) decide(k int, t int64) bool { return rule.DebtFits(m.tat[k], t, m.t, m.limit) }
+
 func (m *debtModel) apply(k int, t int64, _ bool) {
-	m.tat[k] = min(max(m.tat[k], t)+m.t, t+2*m.limit)
+	m.tat[k] = rule.DebtTake(m.tat[k], t, m.t, m.limit)
 }
 
 // nginxModel is nginx's limit_req: excess in thousandths of a request,
@@ -107,6 +112,7 @@ type nginxModel struct {
 	excess, last []int64 // last: the millisecond of the last admission
 	rate         int64   // thousandths of a request per second
 	burst        int64   // thousandths
+	most         int64   // requests admitted at once
 	phase        int64
 	saved        [2]int64
 }
@@ -116,31 +122,27 @@ func (m *nginxModel) restore(k int) { m.excess[k], m.last[k] = m.saved[0], m.sav
 
 func (m *nginxModel) reset(p params, n int) {
 	m.rate = int64(math.Round(1e12 / float64(p.interval)))
-	m.burst = (p.burst - 1) * 1000
+	m.burst, m.most = (p.burst-1)*rule.NginxUnit, p.burst
 	m.phase = p.phase
 	m.excess = resize(m.excess, n, 0)
 	m.last = resize(m.last, n, math.MinInt64)
 }
 
-func (m *nginxModel) next(k int, t int64) int64 {
-	if m.last[k] == math.MinInt64 {
-		return 0
-	}
-	ms := max(m.tick(t)-m.last[k], 0)
-	return max(m.excess[k]-m.rate*ms/1000+1000, 0)
-}
+// nginxNeverFull is the model's fullMs for NginxRoll: none. Its excess
+// follows the admissions observed, and may be above the burst, where the
+// limiter's shortcut for a drained bucket no longer holds.
+const nginxNeverFull = math.MaxInt64
 
-// tick is the millisecond of nginx's clock that holds t.
-func (m *nginxModel) tick(t int64) int64 {
-	return (floorTo(t, 1e6, m.phase) - m.phase) / 1e6
+func (m *nginxModel) decide(k int, t int64) bool {
+	base, _ := rule.NginxRoll(m.excess[k], m.last[k], rule.Millis(t, m.phase), m.rate, nginxNeverFull)
+	return rule.NginxFits(base, 1, m.most, m.burst)
 }
-
-func (m *nginxModel) decide(k int, t int64) bool { return m.next(k, t) <= m.burst }
 
 func (m *nginxModel) apply(k int, t int64, admitted bool) {
 	if admitted {
-		m.excess[k] = m.next(k, t)
-		m.last[k] = max(m.last[k], m.tick(t))
+		ms := rule.Millis(t, m.phase)
+		base, elapsed := rule.NginxRoll(m.excess[k], m.last[k], ms, m.rate, nginxNeverFull)
+		m.excess[k], m.last[k] = rule.NginxTake(base, elapsed, m.last[k], ms, 1)
 	}
 }
 
@@ -168,12 +170,12 @@ func (m *logModel) reset(p params, n int) {
 	}
 }
 
-// decide counts the log's entries in (t-window, t]; entries are in send
-// order, so a binary search finds the first.
+// decide counts the log's entries after its horizon, in (t-window, t];
+// entries are in send order, so a binary search finds the first.
 func (m *logModel) decide(k int, t int64) bool {
 	l := m.logs[k]
-	i, _ := slices.BinarySearch(l, t-m.window+1)
-	return int64(len(l)-i) < m.limit
+	i, _ := slices.BinarySearch(l, rule.LogHorizon(t, m.window)+1)
+	return rule.FixedFits(int64(len(l)-i), 1, m.limit)
 }
 
 func (m *logModel) apply(k int, t int64, admitted bool) {
@@ -181,7 +183,7 @@ func (m *logModel) apply(k int, t int64, admitted bool) {
 		return
 	}
 	l := m.logs[k]
-	drop, _ := slices.BinarySearch(l, t-m.window+1)
+	drop, _ := slices.BinarySearch(l, rule.LogHorizon(t, m.window)+1)
 	if drop > 0 && drop*2 >= len(l) { // keep the slice from growing without bound
 		l = append(l[:0], l[drop:]...)
 	}
@@ -195,6 +197,7 @@ type counterModel struct {
 	all                  bool
 	start, prev, curr    []int64
 	limit, window, phase int64
+	most                 int64 // where a count stops, with all
 	saved                [3]int64
 }
 
@@ -205,6 +208,7 @@ func (m *counterModel) restore(k int) {
 
 func (m *counterModel) reset(p params, n int) {
 	m.limit, m.window, m.phase = p.limit, p.window, p.phase
+	m.most = rule.CounterMost(p.limit, p.window)
 	m.start = resize(m.start, n, math.MinInt64)
 	m.prev = resize(m.prev, n, 0)
 	m.curr = resize(m.curr, n, 0)
@@ -212,20 +216,21 @@ func (m *counterModel) reset(p params, n int) {
 
 // at returns the counts as they stand at t.
 func (m *counterModel) at(k int, t int64) (start, prev, curr int64) {
-	return roll(t, m.start[k], m.prev[k], m.curr[k], m.window, m.phase)
+	return rule.CounterRoll(m.start[k], m.prev[k], m.curr[k], t, m.window, m.phase)
 }
 
 func (m *counterModel) decide(k int, t int64) bool {
 	start, prev, curr := m.at(k, t)
-	weight := start + m.window - t
-	room := m.limit - curr - 1
-	return room >= 0 && float64(room)*float64(m.window) >= float64(prev)*float64(weight)
+	return rule.CounterFits(prev, curr, rule.CounterWeight(start, t, m.window), 1, m.limit, m.window)
 }
 
 func (m *counterModel) apply(k int, t int64, admitted bool) {
 	m.start[k], m.prev[k], m.curr[k] = m.at(k, t)
-	if admitted || m.all {
-		m.curr[k]++
+	switch {
+	case m.all:
+		m.curr[k] = rule.CounterCount(m.curr[k], 1, m.most)
+	case admitted:
+		m.curr[k] = rule.FixedTake(m.curr[k], 1)
 	}
 }
 
@@ -245,22 +250,16 @@ func (m *fixedModel) reset(p params, n int) {
 	m.count = resize(m.count, n, 0)
 }
 
-// decide and apply compare t with the key's window's end before they
-// divide: most requests fall in the window of the one before.
 func (m *fixedModel) decide(k int, t int64) bool {
-	if t >= m.start[k]+m.window {
-		return m.limit >= 1
-	}
-	return m.count[k] < m.limit
+	return rule.FixedFits(rule.FixedCount(m.start[k], m.count[k], t, m.window), 1, m.limit)
 }
 
 func (m *fixedModel) apply(k int, t int64, admitted bool) {
-	if t >= m.start[k]+m.window {
-		m.start[k], m.count[k] = floorTo(t, m.window, m.phase), 0
-	}
+	start, count := rule.FixedRoll(m.start[k], m.count[k], t, m.window, m.phase)
 	if admitted {
-		m.count[k]++
+		count = rule.FixedTake(count, 1)
 	}
+	m.start[k], m.count[k] = start, count
 }
 
 // firstModel is a fixed window that a key's first request opens, for W
@@ -281,46 +280,13 @@ func (m *firstModel) reset(p params, n int) {
 	m.count = resize(m.count, n, 0)
 }
 
-func (m *firstModel) live(k int, t int64) bool {
-	return m.open[k] != math.MinInt64 && t < m.open[k]+m.window
-}
-
 func (m *firstModel) decide(k int, t int64) bool {
-	if !m.live(k, t) {
-		return m.limit >= 1
-	}
-	return m.count[k] < m.limit
+	return rule.FixedFits(rule.FirstRoll(m.open[k], m.count[k], t, m.window), 1, m.limit)
 }
 
 func (m *firstModel) apply(k int, t int64, _ bool) {
-	if !m.live(k, t) {
-		m.open[k], m.count[k] = t, 0
-	}
-	m.count[k]++
-}
-
-// roll is a sliding counter's window start and its previous and current
-// counts at t, from those of the window at start: windows of w start at
-// phase + jw. It divides only when t is past the next window: most
-// requests fall in the window of the one before, or the next.
-func roll(t, start, prev, curr, w, phase int64) (int64, int64, int64) {
-	switch {
-	case t < start+w:
-		return start, prev, curr
-	case t < start+2*w:
-		return start + w, curr, 0
-	}
-	return floorTo(t, w, phase), 0, 0
-}
-
-// floorTo is the start of the window of width w, starting at phase + jw,
-// that holds t.
-func floorTo(t, w, phase int64) int64 {
-	r := (t - phase) % w
-	if r < 0 {
-		r += w
-	}
-	return t - r
+	open := m.open[k]
+	m.open[k], m.count[k] = rule.FirstTake(open, rule.FirstRoll(open, m.count[k], t, m.window), t, 1)
 }
 
 // resize returns s with n elements, all v.

@@ -2,7 +2,6 @@ package fit
 
 import (
 	"context"
-	"math"
 	"testing"
 	"time"
 
@@ -87,32 +86,5 @@ func TestFamiliesInTheList(t *testing.T) {
 		if !covered[name] && !e.Shaper {
 			t.Errorf("%s is in the list, and no model of the fit stands for it", name)
 		}
-	}
-}
-
-// TestRoll: roll, which divides only past the next window, moves a
-// sliding counter as the division alone would: to the window holding t,
-// the previous count carried when that window follows the old one.
-func TestRoll(t *testing.T) {
-	const w, phase = 1000, 300
-	for _, tc := range []struct {
-		name                 string
-		t, start, prev, curr int64
-		want                 [3]int64
-	}{
-		{name: "in the window", t: 1299, start: 300, prev: 4, curr: 5, want: [3]int64{300, 4, 5}},
-		{name: "before the window", t: 100, start: 300, prev: 4, curr: 5, want: [3]int64{300, 4, 5}},
-		{name: "the next window", t: 1300, start: 300, prev: 4, curr: 5, want: [3]int64{1300, 5, 0}},
-		{name: "the next window's end", t: 2299, start: 300, prev: 4, curr: 5, want: [3]int64{1300, 5, 0}},
-		{name: "two windows on", t: 2300, start: 300, prev: 4, curr: 5, want: [3]int64{2300, 0, 0}},
-		{name: "far on", t: 987654, start: 300, prev: 4, curr: 5, want: [3]int64{987300, 0, 0}},
-		{name: "a key's first request", t: -700, start: math.MinInt64, want: [3]int64{-700, 0, 0}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s, p, c := roll(tc.t, tc.start, tc.prev, tc.curr, w, phase)
-			if got := [3]int64{s, p, c}; got != tc.want {
-				t.Errorf("roll(%d) = %v, want %v", tc.t, got, tc.want)
-			}
-		})
 	}
 }

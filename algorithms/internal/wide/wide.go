@@ -6,13 +6,6 @@ package wide
 
 import "math/bits"
 
-// Less reports whether a*b < x*y for non-negative operands, exactly.
-func Less(a, b, x, y int64) bool {
-	hi1, lo1 := bits.Mul64(uint64(a), uint64(b))
-	hi2, lo2 := bits.Mul64(uint64(x), uint64(y))
-	return hi1 < hi2 || hi1 == hi2 && lo1 < lo2
-}
-
 // MulDiv is floor(a*b/d) for non-negative operands whose quotient fits 63
 // bits.
 func MulDiv(a, b, d int64) int64 {
